@@ -1,0 +1,41 @@
+# Every target creates or reuses .venv and installs what it needs, so each one works as the
+# first command on a fresh machine.
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+
+.PHONY: demo test lint typecheck pytest bench firmware system-deps clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e '.[dev]'
+	touch $(STAMP)
+
+system-deps:
+	bash scripts/system-deps.sh
+
+demo: $(STAMP) system-deps
+	$(PY) -m tablescan demo
+
+lint: $(STAMP)
+	$(PY) -m ruff format --check .
+	$(PY) -m ruff check .
+
+typecheck: $(STAMP)
+	$(PY) -m mypy engine vision firmware_bridge dashboard tablescan models
+
+pytest: $(STAMP) system-deps firmware
+	$(PY) -m pytest
+
+test: lint typecheck pytest
+
+bench: $(STAMP) system-deps
+	@set -e; for f in bench/bench_*.py; do echo "== $$f"; $(PY) $$f; done
+
+firmware: system-deps
+	@if [ -f firmware_bridge/firmware/Makefile ]; then $(MAKE) -C firmware_bridge/firmware; fi
+
+clean:
+	rm -rf $(VENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache

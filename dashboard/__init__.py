@@ -1,0 +1,1 @@
+"""Flask dashboard for referees, hall view and broadcast overlay."""

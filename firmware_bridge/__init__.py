@@ -1,0 +1,1 @@
+"""Serial protocol, host link, virtual seat controller and firmware source."""

@@ -1,0 +1,1 @@
+"""Shipped ONNX models, their model cards and the training code."""

@@ -1,0 +1,1 @@
+"""Sub-commands of the ``tablescan`` CLI, one module each (see ``tablescan.cli``)."""

@@ -1,0 +1,1 @@
+"""Recognizer: frames in, card detections and table observations out."""
