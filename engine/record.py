@@ -1,0 +1,434 @@
+"""The match record: one JSON object per line, the only format between camera, engine, store
+and dispute exports (docs/record-format.md).
+
+``record_schema.json`` beside this file is the single source of truth for what a valid event
+is; a small in-house validator applies it, so there is no schema dependency and no second copy
+of the rules in code. Events stay plain dicts (JSON-ready, what the store keeps); this module
+validates them, checks the ``seq`` chain, reads and writes JSON Lines, and picks the referee
+class for a match.
+
+Reading never stops at a bad line: ``read_record`` returns the good events and one
+``RecordError`` per bad line (with its line number), and the caller judges what is left.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import IO, Any, Protocol, cast
+
+from engine.cards import Card, parse_cards
+
+log = logging.getLogger(__name__)
+
+VERSION = 1
+Event = dict[str, Any]
+"""A validated record event: a JSON object with at least ``v``, ``seq``, ``t`` and ``type``."""
+
+COMMON_FIELDS = ("v", "seq", "t", "type")
+
+
+class RecordError(ValueError):
+    """A record line or event that is not valid. ``line`` (1-based, when read from a file),
+    ``seq`` and ``field`` say where; ``str()`` says all of it in one sentence."""
+
+    def __init__(
+        self,
+        problem: str,
+        *,
+        line: int | None = None,
+        seq: int | None = None,
+        field: str | None = None,
+    ) -> None:
+        self.problem = problem
+        self.line = line
+        self.seq = seq
+        self.field = field
+        super().__init__(self._text())
+
+    def _text(self) -> str:
+        where = []
+        if self.line is not None:
+            where.append(f"line {self.line}")
+        if self.seq is not None:
+            where.append(f"seq {self.seq}")
+        if self.field:
+            where.append(f"field {self.field!r}")
+        return (", ".join(where) + ": " if where else "") + self.problem
+
+    def at_line(self, line: int) -> RecordError:
+        """The same error, located at a file line."""
+        return RecordError(self.problem, line=line, seq=self.seq, field=self.field)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "line": self.line,
+            "seq": self.seq,
+            "field": self.field,
+            "problem": self.problem,
+            "message": str(self),
+        }
+
+
+# --- the in-house JSON Schema validator (the subset record_schema.json uses) ---------------
+
+
+@cache
+def schema() -> dict[str, Any]:
+    """The record schema, loaded once from the package data."""
+    text = resources.files("engine").joinpath("record_schema.json").read_text(encoding="utf-8")
+    return cast(dict[str, Any], json.loads(text))
+
+
+def event_types() -> tuple[str, ...]:
+    """Every event type the schema defines, in its documented order."""
+    return tuple(schema()["$defs"]["events"])
+
+
+def _resolve(ref: str) -> dict[str, Any]:
+    if not ref.startswith("#/"):
+        raise ValueError(f"record_schema.json: only local $ref is supported, got {ref!r}")
+    node: Any = schema()
+    for part in ref[2:].split("/"):
+        node = node[part]
+    return cast(dict[str, Any], node)
+
+
+_JSON_TYPES: dict[str, tuple[type, ...]] = {
+    "object": (dict,),
+    "array": (list,),
+    "string": (str,),
+    "boolean": (bool,),
+    "null": (type(None),),
+    "number": (int, float),
+    "integer": (int,),
+}
+
+
+def _type_ok(value: Any, name: str) -> bool:
+    if name in ("number", "integer") and isinstance(value, bool):
+        return False
+    if name == "integer" and isinstance(value, float):
+        return value.is_integer()
+    return isinstance(value, _JSON_TYPES[name])
+
+
+def _check(value: Any, sch: dict[str, Any], path: str) -> None:
+    """Validate ``value`` against ``sch``; raise RecordError naming ``path`` on the first fault."""
+    if "$ref" in sch:
+        _check(value, _resolve(sch["$ref"]), path)
+    if "const" in sch and value != sch["const"]:
+        raise RecordError(f"expected {sch['const']!r}, got {value!r}", field=path)
+    types = sch.get("type")
+    if types is not None:
+        names = [types] if isinstance(types, str) else list(types)
+        if not any(_type_ok(value, n) for n in names):
+            raise RecordError(
+                f"expected {' or '.join(names)}, got {type(value).__name__} {value!r}", field=path
+            )
+    if "enum" in sch and value not in sch["enum"]:
+        raise RecordError(f"{value!r} is not one of {sch['enum']}", field=path)
+    if isinstance(value, str):
+        if len(value) < sch.get("minLength", 0):
+            raise RecordError("must not be empty", field=path)
+        if "pattern" in sch and not re.search(sch["pattern"], value):
+            hint = f" (expected {sch['description']})" if "description" in sch else ""
+            raise RecordError(f"{value!r} is not valid{hint}", field=path)
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        if "minimum" in sch and value < sch["minimum"]:
+            raise RecordError(f"{value!r} is below the minimum {sch['minimum']}", field=path)
+        if "maximum" in sch and value > sch["maximum"]:
+            raise RecordError(f"{value!r} is above the maximum {sch['maximum']}", field=path)
+    if isinstance(value, list):
+        if len(value) < sch.get("minItems", 0):
+            raise RecordError(f"needs at least {sch['minItems']} item(s)", field=path)
+        if "maxItems" in sch and len(value) > sch["maxItems"]:
+            raise RecordError(f"allows at most {sch['maxItems']} item(s)", field=path)
+        if "items" in sch:
+            for i, item in enumerate(value):
+                _check(item, sch["items"], f"{path}[{i}]")
+    if isinstance(value, dict):
+        for key in sch.get("required", ()):
+            if key not in value:
+                raise RecordError("missing required field", field=_join(path, key))
+        props: dict[str, Any] = sch.get("properties", {})
+        for key, item in value.items():
+            if key in props:
+                _check(item, props[key], _join(path, key))
+            elif sch.get("additionalProperties", True) is False:
+                raise RecordError("unknown field", field=_join(path, key))
+
+
+def _join(path: str, key: str) -> str:
+    return f"{path}.{key}" if path else key
+
+
+def validate_event(obj: Any) -> Event:
+    """Check one event against the schema and return it (as given: a JSON-ready dict).
+
+    Raises ``RecordError`` naming the field and the problem, e.g. ``seq 12, field
+    'cards[1]': 'XH' is not valid here``. Card strings must be in canonical notation.
+    """
+    if not isinstance(obj, dict):
+        raise RecordError(f"an event must be a JSON object, got {type(obj).__name__}")
+    seq = obj.get("seq") if isinstance(obj.get("seq"), int) else None
+    try:
+        top = schema()
+        for key in top["required"]:
+            if key not in obj:
+                raise RecordError("missing required field", field=key)
+        _check(obj["v"], top["$defs"]["v"], "v")
+        kind = obj["type"]
+        defs = top["$defs"]["events"]
+        if not isinstance(kind, str) or kind not in defs:
+            raise RecordError(
+                f"unknown event type {kind!r} (known: {', '.join(defs)})", field="type"
+            )
+        _check(obj, defs[kind], "")
+    except RecordError as e:
+        raise RecordError(e.problem, seq=seq, field=e.field) from None
+    return cast(Event, obj)
+
+
+def cards_of(event: Event, key: str = "cards") -> list[Card]:
+    """The event's cards as ``Card`` objects (validated events always parse)."""
+    return parse_cards(event[key])
+
+
+# --- the seq chain and whole records --------------------------------------------------------
+
+
+@dataclass
+class RecordReader:
+    """Validates a stream of events one by one, as the table node or a file produces them.
+
+    ``seq`` must rise by exactly one per event. A repeated or lower ``seq`` (out of order) is
+    an error and the event is dropped; a jump forward is an error (the missing events are
+    named) but the event is kept, so one lost line does not blind the referee for the rest
+    of the match. Errors are kept in ``errors`` and logged.
+    """
+
+    errors: list[RecordError] = field(default_factory=list)
+    accepted: int = 0
+    last_seq: int | None = None
+
+    def accept(self, obj: Any, line: int | None = None) -> Event | None:
+        """Validate ``obj`` (a dict or one JSON text line); the event, or None if rejected."""
+        try:
+            if isinstance(obj, (str, bytes)):
+                text = obj.decode("utf-8") if isinstance(obj, bytes) else obj
+                try:
+                    obj = json.loads(text)
+                except json.JSONDecodeError as e:
+                    raise RecordError(f"not JSON ({e.msg} at column {e.colno})") from None
+                except UnicodeDecodeError as e:
+                    raise RecordError(f"not UTF-8 text ({e.reason})") from None
+            raw_seq = obj.get("seq") if isinstance(obj, dict) else None
+            try:
+                event = validate_event(obj)
+            except RecordError:
+                # A bad event whose seq is readable still holds its place in the chain, so
+                # the next good event is not also reported as a gap.
+                if (
+                    isinstance(raw_seq, int)
+                    and not isinstance(raw_seq, bool)
+                    and (self.last_seq is None or raw_seq > self.last_seq)
+                ):
+                    self.last_seq = raw_seq
+                raise
+            seq = int(event["seq"])
+            if self.last_seq is not None and seq <= self.last_seq:
+                raise RecordError(
+                    f"out of order: seq {seq} after seq {self.last_seq} (dropped)", seq=seq
+                )
+            if self.last_seq is not None and seq != self.last_seq + 1:
+                gap = (
+                    f"seq {self.last_seq + 1}"
+                    if seq == self.last_seq + 2
+                    else f"seq {self.last_seq + 1}..{seq - 1}"
+                )
+                self._fail(RecordError(f"gap: {gap} missing (event kept)", seq=seq), line)
+            self.last_seq = seq
+            self.accepted += 1
+            return event
+        except RecordError as e:
+            self._fail(e, line)
+            return None
+
+    def _fail(self, err: RecordError, line: int | None) -> None:
+        if line is not None:
+            err = err.at_line(line)
+        self.errors.append(err)
+        log.warning("record: %s", err)
+
+
+def read_record(
+    source: str | Path | IO[str] | Iterable[str] | Iterable[Event],
+) -> tuple[list[Event], list[RecordError]]:
+    """Read a whole record: a path, an open text file, or an iterable of lines or dicts.
+
+    Returns ``(events, errors)``; blank lines are skipped; every bad line gives one error
+    with its 1-based line number and the rest is still read.
+    """
+    reader = RecordReader()
+    events: list[Event] = []
+    for number, item in _numbered(source):
+        if isinstance(item, str) and not item.strip():
+            continue
+        event = reader.accept(item, line=number)
+        if event is not None:
+            events.append(event)
+    return events, reader.errors
+
+
+def _numbered(source: str | Path | IO[str] | Iterable[Any]) -> Iterator[tuple[int, Any]]:
+    if isinstance(source, (str, Path)):
+        with open(source, encoding="utf-8", errors="replace") as fh:
+            yield from enumerate(fh, start=1)
+    else:
+        yield from enumerate(source, start=1)
+
+
+def dumps_event(event: Event) -> str:
+    """One event as one compact JSON line (no newline), common fields first."""
+    ordered = {k: event[k] for k in COMMON_FIELDS if k in event}
+    ordered.update((k, v) for k, v in event.items() if k not in ordered)
+    return json.dumps(ordered, ensure_ascii=False, separators=(",", ":"))
+
+
+def write_record(events: Iterable[Event], out: str | Path | IO[str]) -> int:
+    """Validate and write events as JSON Lines; returns how many were written.
+
+    An invalid event raises ``RecordError`` before anything bad reaches the file.
+    """
+    if isinstance(out, (str, Path)):
+        with open(out, "w", encoding="utf-8") as fh:
+            return write_record(events, fh)
+    n = 0
+    for event in events:
+        out.write(dumps_event(validate_event(event)) + "\n")
+        n += 1
+    return n
+
+
+@dataclass
+class SeqCounter:
+    """Hands out gap-free ``seq`` numbers and ``t`` for producers (camera, simulator)."""
+
+    next_seq: int = 0
+
+    def event(self, type_: str, t: float, **fields: Any) -> Event:
+        """A new event dict of ``type_`` with the next seq; validated before it is returned."""
+        ev: Event = {"v": VERSION, "seq": self.next_seq, "t": round(float(t), 3), "type": type_}
+        ev.update(fields)
+        validate_event(ev)
+        self.next_seq += 1
+        return ev
+
+
+# --- corrections ----------------------------------------------------------------------------
+
+
+def apply_corrections(events: Iterable[Event]) -> list[Event]:
+    """The record as corrected: each ``correction`` replaces the fields it names in the event it
+    references (or deletes it with ``"delete": true``); the corrections stay in place so the
+    output is still the full history, and a corrected event carries ``corrected_by``.
+
+    Deterministic: the same record always gives the same corrected record. A correction of an
+    unknown seq, of a correction, or changing ``type``/``seq`` is ignored here; referees report
+    it as a record error.
+    """
+    events = list(events)
+    index = {e["seq"]: i for i, e in enumerate(events)}
+    out = [dict(e) for e in events]
+    deleted: set[int] = set()
+    for ev in events:
+        if ev["type"] != "correction":
+            continue
+        i = index.get(ev["ref"])
+        if i is None or events[i]["type"] == "correction":
+            continue
+        if ev.get("delete"):
+            deleted.add(i)
+            continue
+        target = out[i]
+        for key, value in ev.items():
+            if key in CORRECTION_OWN_FIELDS:
+                continue
+            target[key] = value
+        target["corrected_by"] = [*target.get("corrected_by", []), ev["seq"]]
+    return [e for i, e in enumerate(out) if i not in deleted]
+
+
+CORRECTION_OWN_FIELDS = frozenset(
+    {"v", "seq", "t", "type", "table", "meta", "ref", "by", "why", "delete"}
+)
+
+
+def correction_problem(correction: Event, target: Event | None) -> str | None:
+    """Why a correction cannot apply to ``target`` (None if it can): unknown seq, a correction
+    of a correction, or a field the target's event type does not have."""
+    if target is None:
+        return f"correction {correction['seq']}: no event with seq {correction['ref']}"
+    if target["type"] == "correction":
+        return f"correction {correction['seq']}: cannot correct another correction"
+    if correction.get("delete"):
+        return None
+    props = schema()["$defs"]["events"][target["type"]]["properties"]
+    for key in correction:
+        if key not in CORRECTION_OWN_FIELDS and key not in props:
+            return (
+                f"correction {correction['seq']}: field {key!r} does not exist on a "
+                f"{target['type']} event"
+            )
+    return None
+
+
+# --- picking the referee ---------------------------------------------------------------------
+
+
+class RefereeLike(Protocol):
+    """The shared referee interface (CONTRIBUTING.md): both games' referees have this shape."""
+
+    def feed(self, event: Event) -> list[dict[str, Any]]: ...
+
+    def state(self) -> dict[str, Any]: ...
+
+    def report(self) -> dict[str, Any]: ...
+
+
+def referee_for(match_start: Event) -> type[Any]:
+    """The referee class for the match's game: tractor → ``engine.tractor.referee.Referee``,
+    gouji → ``engine.gouji.referee.GoujiReferee`` (imported lazily, so a game whose engine is
+    missing fails only when used, with a clear error)."""
+    if match_start.get("type") != "match_start":
+        raise RecordError(
+            f"referee_for needs a match_start event, got {match_start.get('type')!r}",
+            field="type",
+        )
+    game = match_start.get("game")
+    target = {
+        "tractor": ("engine.tractor.referee", "Referee"),
+        "gouji": ("engine.gouji.referee", "GoujiReferee"),
+    }.get(str(game))
+    if target is None:
+        raise RecordError(f"unknown game {game!r} (known: tractor, gouji)", field="game")
+    import importlib
+
+    module_name, cls_name = target
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as e:
+        raise RecordError(
+            f"the {game} referee ({module_name}.{cls_name}) is not available: {e}", field="game"
+        ) from None
+    cls = getattr(module, cls_name, None)
+    if cls is None:
+        raise RecordError(f"{module_name} has no {cls_name}", field="game")
+    return cast(type[Any], cls)
