@@ -1,0 +1,1 @@
+"""Synthetic training data: deck renders, table scenes, dataset writer."""

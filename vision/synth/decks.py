@@ -1,0 +1,258 @@
+"""Real deck designs from Debian's SVG card packages, rendered card by card with rsvg-convert.
+
+Two packages ship the designs: ``kdegames-card-data-kf5`` (``/usr/share/carddecks/*/``,
+element ids like ``queen_spade``, ``red_joker``) and ``gnome-cards-data``
+(``/usr/share/aisleriot/cards/``, ids like ``spade_queen``, ``joker_red``). Some element ids
+render badly (a transform outside the element makes rsvg crop a sliver or a blank); those
+renders are detected and refused with ``BrokenRenderError`` so no model trains on them.
+
+The designs listed in ``shared/eval/HOLDOUT.md`` form the ``"eval"`` split: ``list_decks()``
+never returns them unless that split is asked for.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from engine.cards import RANKS, SUITS, parse_card
+
+log = logging.getLogger(__name__)
+
+KDE_ROOT = Path("/usr/share/carddecks")
+GNOME_ROOT = Path("/usr/share/aisleriot/cards")
+KDE_PACKAGE = "kdegames-card-data-kf5"
+GNOME_PACKAGE = "gnome-cards-data"
+
+#: HOLDOUT.md, verbatim: evaluation-only designs (package, file path below its root).
+HOLDOUT: frozenset[tuple[str, str]] = frozenset(
+    {
+        (GNOME_PACKAGE, "lattmann.svgz"),
+        (GNOME_PACKAGE, "simplistic.svgz"),
+        (GNOME_PACKAGE, "tango.svgz"),
+        (GNOME_PACKAGE, "tango_nuevo.svgz"),
+        (GNOME_PACKAGE, "ornamental.svgz"),
+        (GNOME_PACKAGE, "atlasnye.svgz"),
+        (GNOME_PACKAGE, "atlasnye_skat.svgz"),
+        (GNOME_PACKAGE, "Атласные.svgz"),
+        (KDE_PACKAGE, "svg-nicu-white/white.svgz"),
+        (KDE_PACKAGE, "svg-nicu-ornamental/ornamental.svgz"),
+    }
+)
+
+#: Designs that are not French-suited playing cards (German/Swiss suits, toy art): a model
+#: trained on them would learn that an acorn is a club.
+NOT_FRENCH: frozenset[tuple[str, str]] = frozenset(
+    {
+        (KDE_PACKAGE, "svg-xskat-german/german.svgz"),
+        (KDE_PACKAGE, "svg-future/future.svgz"),
+        (GNOME_PACKAGE, "swiss-xvii.svgz"),
+    }
+)
+
+SPLITS = ("train", "eval")
+BACK = "back"
+CARD_NAMES: tuple[str, ...] = (
+    *(r + s for s in SUITS for r in RANKS),
+    "BJ",
+    "SJ",
+)
+
+_KDE_RANK = {"A": "1", "J": "jack", "Q": "queen", "K": "king"}
+_GNOME_RANK = {"A": "1", "J": "jack", "Q": "queen", "K": "king"}
+_SUIT_WORD = {"S": "spade", "H": "heart", "C": "club", "D": "diamond"}
+
+
+class DeckError(ValueError):
+    """A deck or card request that cannot be served (unknown card, holdout misuse, no file)."""
+
+
+class HoldoutError(DeckError):
+    """A held-out (evaluation-only) design was asked for where training data is made."""
+
+
+class BrokenRenderError(DeckError):
+    """rsvg-convert produced something that is not a card (blank, sliver, wrong shape)."""
+
+
+@dataclass(frozen=True, slots=True)
+class DeckInfo:
+    """One deck design: where its SVG lies and how its element ids are spelled."""
+
+    name: str  # e.g. "kde/svg-standard" or "gnome/anglo"
+    path: Path
+    package: str
+    scheme: str  # "kde" or "gnome"
+    holdout: bool
+
+    @property
+    def split(self) -> str:
+        return "eval" if self.holdout else "train"
+
+
+def _deck_of(package: str, root: Path, path: Path) -> DeckInfo:
+    rel = path.relative_to(root).as_posix()
+    if package == KDE_PACKAGE:
+        name, scheme = "kde/" + path.parent.name, "kde"
+    else:
+        name, scheme = "gnome/" + path.name.removesuffix(".svgz").removesuffix(".svg"), "gnome"
+    return DeckInfo(name, path, package, scheme, (package, rel) in HOLDOUT)
+
+
+def all_decks(kde_root: Path = KDE_ROOT, gnome_root: Path = GNOME_ROOT) -> list[DeckInfo]:
+    """Every French-suited design installed, holdout included (callers filter by split)."""
+    found: list[DeckInfo] = []
+    for package, root, pattern in (
+        (KDE_PACKAGE, kde_root, "*/*.svg*"),
+        (GNOME_PACKAGE, gnome_root, "*.svg*"),
+    ):
+        if not root.is_dir():
+            log.warning("deck folder %s missing: install %s", root, package)
+            continue
+        for path in sorted(root.glob(pattern)):
+            if (package, path.relative_to(root).as_posix()) in NOT_FRENCH:
+                continue
+            found.append(_deck_of(package, root, path))
+    return found
+
+
+def list_decks(split: str = "train") -> list[DeckInfo]:
+    """Designs of one split: ``"train"`` (never a HOLDOUT design) or ``"eval"`` (only those)."""
+    if split not in SPLITS:
+        raise DeckError(f"split {split!r}: expected one of {', '.join(SPLITS)}")
+    return [d for d in all_decks() if d.split == split]
+
+
+def check_split(decks: list[DeckInfo], split: str) -> None:
+    """Refuse a held-out design in a training set (the HOLDOUT.md contract)."""
+    if split not in SPLITS:
+        raise DeckError(f"split {split!r}: expected one of {', '.join(SPLITS)}")
+    for d in decks:
+        if d.holdout and split != "eval":
+            raise HoldoutError(
+                f"deck {d.name} ({d.path.name}) is reserved for evaluation (HOLDOUT.md); "
+                "ask for split='eval' to render it"
+            )
+        if not d.holdout and split == "eval":
+            raise DeckError(f"deck {d.name} is a training design, not an evaluation one")
+
+
+def element_id(deck: DeckInfo, card: str) -> str:
+    """The SVG element id of ``card`` (shared notation, or ``"back"``) in ``deck``."""
+    if card == BACK:
+        return "back"
+    c = parse_card(card)
+    if c.suit is None:
+        colour = "red" if c.rank == "BJ" else "black"
+        return f"{colour}_joker" if deck.scheme == "kde" else f"joker_{colour}"
+    if deck.scheme == "kde":
+        return f"{_KDE_RANK.get(c.rank, c.rank)}_{_SUIT_WORD[c.suit]}"
+    return f"{_SUIT_WORD[c.suit]}_{_GNOME_RANK.get(c.rank, c.rank)}"
+
+
+def cache_dir() -> Path:
+    """Render cache: ``$TABLESCAN_CARD_CACHE``, else the user's cache dir (never in git)."""
+    env = os.environ.get("TABLESCAN_CARD_CACHE")
+    if env:
+        return Path(env)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "tablescan" / "cards"
+
+
+def broken_reason(img: np.ndarray | None, height: int) -> str | None:
+    """Why a render is not a usable card face, or None when it looks like one."""
+    if img is None or img.ndim != 3 or img.shape[2] != 4:
+        return "not a BGRA image"
+    h, w = img.shape[:2]
+    if h != height:
+        return f"height {h}, asked {height}"
+    aspect = w / h
+    if not 0.55 <= aspect <= 0.85:
+        return f"aspect {aspect:.2f} is not a card's (0.55-0.85)"
+    opaque = img[..., 3] > 128
+    cover = float(opaque.mean())
+    if cover < 0.8:
+        return f"only {cover:.0%} opaque"
+    gray = cv2.cvtColor(img[..., :3], cv2.COLOR_BGR2GRAY)[opaque]
+    if float(gray.std()) < 4.0:
+        return "near-uniform (blank)"
+    return None
+
+
+def _render_uncached(deck: DeckInfo, eid: str, height: int) -> np.ndarray | None:
+    exe = shutil.which("rsvg-convert")
+    if exe is None:
+        raise DeckError("rsvg-convert not found: install librsvg2-bin")
+    with tempfile.TemporaryDirectory(prefix="tablescan-render-") as tmp:
+        out = Path(tmp) / "card.png"
+        r = subprocess.run(
+            [exe, f"--export-id={eid}", "-h", str(height), "-o", str(out), str(deck.path)],
+            capture_output=True,
+            timeout=120,
+            check=False,
+        )
+        if r.returncode != 0 or not out.exists():
+            log.info("rsvg-convert %s#%s failed: %s", deck.name, eid, r.stderr[:200])
+            return None
+        img = cv2.imread(str(out), cv2.IMREAD_UNCHANGED)
+    if img is not None and img.ndim == 3 and img.shape[2] == 3:
+        img = cv2.cvtColor(img, cv2.COLOR_BGR2BGRA)
+    return img
+
+
+def render_card(deck: DeckInfo, card: str, height: int) -> np.ndarray:
+    """``card`` of ``deck`` as a BGRA uint8 image ``height`` pixels tall, cached on disk.
+
+    Raises ``BrokenRenderError`` when the design renders that element badly (remembered in
+    the cache too, so a broken element costs one rsvg run only).
+    """
+    if height < 16 or height > 4096:
+        raise DeckError(f"height {height}: expected 16..4096 pixels")
+    eid = element_id(deck, card)
+    key = hashlib.sha1(f"{deck.path}|{eid}|{height}".encode()).hexdigest()[:16]
+    folder = cache_dir() / deck.name.replace("/", "_")
+    png, bad = folder / f"{key}.png", folder / f"{key}.broken"
+    if bad.exists():
+        raise BrokenRenderError(f"{deck.name} {card} ({eid}): {bad.read_text()}")
+    img = cv2.imread(str(png), cv2.IMREAD_UNCHANGED) if png.exists() else None
+    if img is not None:
+        return img
+    img = _render_uncached(deck, eid, height)
+    reason = broken_reason(img, height) if img is not None else "rsvg-convert failed"
+    folder.mkdir(parents=True, exist_ok=True)
+    if reason is not None:
+        bad.write_text(reason)
+        raise BrokenRenderError(f"{deck.name} {card} ({eid}): {reason}")
+    assert img is not None
+    tmp = folder / f"{key}.{os.getpid()}.png"
+    cv2.imwrite(str(tmp), img)
+    tmp.replace(png)
+    return img
+
+
+def usable_cards(deck: DeckInfo, height: int = 64) -> list[str]:
+    """Cards (and ``"back"``) of ``deck`` that render as proper cards at a probe height.
+
+    A card whose aspect differs from the deck's median by more than 6% is also dropped: a
+    crop that is merely plausible in shape but not this design's card size is broken too.
+    """
+    shapes: dict[str, float] = {}
+    for card in (*CARD_NAMES, BACK):
+        try:
+            img = render_card(deck, card, height)
+        except BrokenRenderError:
+            continue
+        shapes[card] = img.shape[1] / img.shape[0]
+    if not shapes:
+        return []
+    median = float(np.median(list(shapes.values())))
+    return [c for c, a in shapes.items() if abs(a - median) <= 0.06 * median]
