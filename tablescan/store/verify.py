@@ -1,0 +1,225 @@
+"""Verify a store directory or an exported bundle, naming the first broken link.
+
+Verification never trusts the store's own indexes: it recomputes every row's
+``sha256(prev ‖ body)``, checks each row points at the one before, that the indexed columns
+match the hashed body, and re-hashes every media file the chain registered (a file a chained
+prune notice removed is reported as pruned, not missing).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import struct
+import zipfile
+import zlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tablescan.store.chain import GENESIS, canonical_json, link_hash, sha256_bytes, sha256_file
+from tablescan.store.schema import DB_NAME, MEDIA_DIR
+
+BUNDLE_FORMAT = "tablescan-bundle/1"
+EOCD_SIG = b"PK\x05\x06"
+SEAL_PREFIX = b"tablescan-sha256:"
+
+
+@dataclass(frozen=True)
+class Problem:
+    where: str
+    what: str
+
+    def __str__(self) -> str:
+        return f"{self.where}: {self.what}"
+
+
+@dataclass
+class VerifyReport:
+    source: str
+    rows: int = 0
+    media_checked: int = 0
+    media_pruned: int = 0
+    problems: list[Problem] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    @property
+    def first_broken(self) -> Problem | None:
+        return self.problems[0] if self.problems else None
+
+    def summary(self) -> str:
+        head = (
+            f"{self.source}: {self.rows} chained rows, {self.media_checked} media files checked,"
+            f" {self.media_pruned} pruned by retention"
+        )
+        if self.ok:
+            return head + ": OK"
+        lines = [head + f": {len(self.problems)} problem(s); first broken link:"]
+        lines += [f"  {p}" for p in self.problems]
+        return "\n".join(lines)
+
+
+def _describe(kind: str, table: str, seq: Any) -> str:
+    what = kind + (f" table {table}" if table else "")
+    return what + (f" seq {seq}" if seq is not None else "")
+
+
+def check_rows(
+    rows: list[tuple[int, str, str, Any, str, str, str]], report: VerifyReport, *, linked: bool
+) -> dict[str, Any]:
+    """Check (id, kind, table, seq, body, prev, hash) rows; ``linked``: they start at genesis
+    and are contiguous. Returns the media registered and pruned, for the file pass."""
+    expected_prev = GENESIS
+    last_id: int | None = None
+    media: dict[str, str] = {}
+    pruned: set[str] = set()
+    for rid, kind, table, seq, body, prev, hsh in rows:
+        where = f"row {rid} ({_describe(kind, table, seq)})"
+        report.rows += 1
+        contiguous = linked or (last_id is not None and rid == last_id + 1)
+        if contiguous and prev != expected_prev:
+            report.problems.append(Problem(where, "does not link to the row before it"))
+        if link_hash(prev, body) != hsh:
+            report.problems.append(Problem(where, "hash mismatch: its content was altered"))
+        try:
+            parsed = json.loads(body)
+            if canonical_json(parsed) != body:
+                raise ValueError("not canonical JSON")
+            if (parsed["kind"], parsed["table"], parsed["seq"]) != (kind, table, seq):
+                report.problems.append(Problem(where, "indexed columns differ from hashed body"))
+            data = parsed["data"]
+            if kind == "media":
+                media[data["sha256"]] = data["file"]
+            elif kind == "prune":
+                pruned.update(data["media"])
+        except (ValueError, KeyError, TypeError) as e:
+            report.problems.append(Problem(where, f"body unreadable ({e})"))
+        expected_prev = hsh
+        last_id = rid
+    return {"media": media, "pruned": pruned, "tip": expected_prev}
+
+
+def verify_store(data_dir: str | Path) -> VerifyReport:
+    """Check a node's store: the whole chain, then every registered media file."""
+    data_dir = Path(data_dir)
+    report = VerifyReport(source=str(data_dir))
+    db_path = data_dir / DB_NAME
+    if not db_path.exists():
+        report.problems.append(Problem(str(db_path), "no evidence database here"))
+        return report
+    try:
+        db = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
+        try:
+            rows = db.execute(
+                "SELECT id, kind, table_id, seq, body, prev, hash FROM chain ORDER BY id"
+            ).fetchall()
+        finally:
+            db.close()
+    except sqlite3.DatabaseError as e:
+        report.problems.append(Problem(str(db_path), f"database unreadable ({e})"))
+        return report
+    found = check_rows(rows, report, linked=True)
+    media_dir = data_dir / MEDIA_DIR
+    for sha, rel in found["media"].items():
+        path = media_dir / rel
+        if not path.exists():
+            if sha in found["pruned"]:
+                report.media_pruned += 1
+            else:
+                report.problems.append(Problem(f"media {rel}", "missing (never pruned)"))
+            continue
+        report.media_checked += 1
+        if sha256_file(path) != sha:
+            report.problems.append(Problem(f"media {rel}", "content altered (sha256 differs)"))
+    return report
+
+
+def manifest_hash(manifest: dict[str, Any]) -> str:
+    body = {k: v for k, v in manifest.items() if k != "manifest_sha256"}
+    return sha256_bytes(canonical_json(body).encode())
+
+
+def verify_bundle(path: str | Path) -> VerifyReport:
+    """Check an export bundle: zip integrity, manifest, every file hash, the chain excerpt, and
+    that the record and rulings are exactly the chained bodies."""
+    report = VerifyReport(source=str(path))
+    try:
+        _check_seal(Path(path).read_bytes(), report)
+        with zipfile.ZipFile(path) as zf:
+            _verify_zip(zf, report)
+    except Exception as e:  # any damage that stops reading the zip is a broken bundle
+        report.problems.append(Problem(str(path), f"bundle unreadable ({type(e).__name__}: {e})"))
+    return report
+
+
+def _check_seal(raw: bytes, report: VerifyReport) -> None:
+    """The zip comment holds sha256 of all bytes before the end record; the end record itself
+    must be the plain single-disk one that points exactly at the central directory."""
+    eocd = raw.rfind(EOCD_SIG)
+    if eocd < 0 or len(raw) - eocd < 22:
+        report.problems.append(Problem("zip end record", "missing"))
+        return
+    _sig, disk, cd_disk, n_here, n_all, cd_size, cd_offset, clen = struct.unpack(
+        "<4s4H2LH", raw[eocd : eocd + 22]
+    )
+    comment = raw[eocd + 22 :]
+    sane = disk == 0 and cd_disk == 0 and n_here == n_all and cd_offset + cd_size == eocd
+    if not sane or clen != len(comment):
+        report.problems.append(Problem("zip end record", "altered"))
+    if comment != SEAL_PREFIX + sha256_bytes(raw[:eocd]).encode():
+        report.problems.append(Problem("zip seal", "bytes altered (sha256 in the comment differs)"))
+
+
+def _verify_zip(zf: zipfile.ZipFile, report: VerifyReport) -> None:
+    contents: dict[str, bytes] = {}
+    for info in zf.infolist():
+        try:
+            contents[info.filename] = zf.read(info)
+        except (zipfile.BadZipFile, zlib.error, EOFError) as e:  # a byte changed inside it
+            report.problems.append(Problem(info.filename, f"damaged in the zip ({e})"))
+    manifest = json.loads(contents.pop("manifest.json"))
+    if manifest.get("format") != BUNDLE_FORMAT:
+        report.problems.append(Problem("manifest.json", f"unknown format {manifest.get('format')}"))
+    if manifest.get("manifest_sha256") != manifest_hash(manifest):
+        report.problems.append(Problem("manifest.json", "manifest altered (self-hash differs)"))
+    listed: dict[str, dict[str, Any]] = manifest.get("files", {})
+    for name in sorted(set(contents) - set(listed)):
+        report.problems.append(Problem(name, "file not in the manifest"))
+    for name, meta in listed.items():
+        if name not in contents:
+            report.problems.append(Problem(name, "listed in the manifest but missing"))
+        elif sha256_bytes(contents[name]) != meta.get("sha256"):
+            report.problems.append(Problem(name, "content altered (sha256 differs)"))
+    chain_lines = contents.get("chain.jsonl", b"").decode("utf-8", "replace").splitlines()
+    rows = []
+    for n, line in enumerate(chain_lines, 1):
+        try:
+            r = json.loads(line)
+            rows.append((r["id"], r["kind"], r["table"], r["seq"], r["body"], r["prev"], r["hash"]))
+        except (ValueError, KeyError) as e:
+            report.problems.append(Problem(f"chain.jsonl line {n}", f"unreadable ({e})"))
+    check_rows(rows, report, linked=False)
+    bodies: dict[str, list[Any]] = {"event": [], "ruling": [], "action": []}
+    for row in rows:
+        if row[1] in bodies:
+            try:
+                bodies[row[1]].append(json.loads(row[4])["data"])
+            except (ValueError, KeyError):
+                continue  # already reported by check_rows
+    for name, kind in (("record.jsonl", "event"), ("rulings.jsonl", "ruling")):
+        lines = contents.get(name, b"").decode("utf-8", "replace").splitlines()
+        try:
+            items = [json.loads(x) for x in lines]
+        except ValueError as e:
+            report.problems.append(Problem(name, f"unreadable ({e})"))
+            continue
+        if items != bodies[kind]:
+            report.problems.append(Problem(name, "differs from the chained rows"))
+    for name, data in contents.items():
+        if name.startswith("media/"):
+            report.media_checked += 1
+            if not Path(name).name.startswith(sha256_bytes(data)):
+                report.problems.append(Problem(name, "media content differs from its hash"))
