@@ -1,0 +1,404 @@
+"""The table node: frames → observations → match record events → referee, with evidence kept.
+
+One code path serves the live camera (``tablescan run``) and a recorded video (``tablescan
+replay``): a source, the calibration, motion gating, the recognizer on still frames, the
+tracker, the fusion checks, the record and the referee. Other parts plug in through
+``NodeHooks``: the evidence store makes the JPEGs durable, the dashboard shows the state.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from engine.record import SeqCounter, referee_for
+from tablescan.config import TableConfig
+from vision.calibration import (
+    Area,
+    Calibration,
+    CalibrationError,
+    Layout,
+    calibrate_aruco,
+    calibrate_points,
+)
+from vision.fusion import Decision, Fusion
+from vision.motion import MotionGate
+from vision.sources import Frame, FrameSource
+from vision.tracking import DetectionLike, Observation, Tracker
+
+log = logging.getLogger(__name__)
+Event = dict[str, Any]
+
+
+class Detector(Protocol):
+    """``vision.detect.CardDetector`` or anything shaped like it. A detector that also has
+    ``seek(frame_index)`` is told which frame it reads (the rendered-truth detector needs it)."""
+
+    def detect(self, image: NDArray[np.uint8]) -> Sequence[DetectionLike]: ...
+
+
+@dataclass
+class NodeHooks:
+    """Callbacks for the parts around the node; each is optional and must not block long.
+
+    ``on_event(event)``: every record event as written (validated, with ``seq``).
+    ``on_evidence(event, paths)``: the JPEGs kept for an event (masked frames before/after).
+    ``on_ruling(event, ruling)``: each ruling the referee gave on that event.
+    ``on_observation(obs)``: each tracker observation (for live views and debugging).
+    """
+
+    on_event: Callable[[Event], None] | None = None
+    on_evidence: Callable[[Event, list[Path]], None] | None = None
+    on_ruling: Callable[[Event, dict[str, Any]], None] | None = None
+    on_observation: Callable[[Observation], None] | None = None
+
+
+@dataclass
+class NodeStats:
+    frames: int = 0
+    reads: int = 0  # recognizer runs (still frames with a ready area)
+    events: int = 0
+    needs_referee: int = 0
+    errors: Counter[str] = field(default_factory=Counter)
+    read_ms: list[float] = field(default_factory=list)
+    latency_ms: list[float] = field(default_factory=list)  # first still frame → event written
+    wall_s: float = 0.0
+
+    def as_dict(self) -> dict[str, Any]:
+        med = float(np.median(self.latency_ms)) if self.latency_ms else None
+        return {
+            "frames": self.frames,
+            "reads": self.reads,
+            "events": self.events,
+            "needs_referee": self.needs_referee,
+            "errors": dict(self.errors),
+            "read_ms_median": float(np.median(self.read_ms)) if self.read_ms else None,
+            "latency_ms_median": med,
+            "frames_per_s": self.frames / self.wall_s if self.wall_s > 0 else None,
+        }
+
+
+def layout_from_config(cfg: TableConfig) -> Layout:
+    areas = tuple(Area(a.name, a.kind, a.polygon, a.seat) for a in cfg.areas)
+    return Layout(cfg.calibration.table_size, areas, cfg.masks)
+
+
+def calibrate(cfg: TableConfig, frame: NDArray[np.uint8]) -> Calibration:
+    """Calibrate from ``frame`` per the config; ArUco falls back to saved points if given."""
+    cal = cfg.calibration
+    h, w = frame.shape[:2]
+    if cal.method == "points":
+        return calibrate_points(cal.points, cal.table_size, (w, h))
+    try:
+        return calibrate_aruco(
+            frame, cal.table_size, cal.dictionary, cal.marker_ids, cal.marker_size
+        )
+    except CalibrationError as e:
+        if cal.points:
+            log.warning("%s: %s; using the saved manual points", cfg.path, e)
+            return calibrate_points(cal.points, cal.table_size, (w, h))
+        raise CalibrationError(f"{cfg.path}: calibration: {e}") from None
+
+
+def make_referee(match_start: Event) -> Any:
+    """The game's referee with the profile's rules loaded."""
+    cls = referee_for(match_start)
+    game = match_start["game"]
+    rules_mod = importlib.import_module(f"engine.{game}.rules")
+    rules_cls = next(
+        getattr(rules_mod, n) for n in ("Rules", "GoujiRules") if hasattr(rules_mod, n)
+    )
+    return cls(rules_cls.load(match_start["profile"]))
+
+
+class TableNode:
+    """Drives one table: call ``process(frame)`` per frame, ``finish()`` at the end."""
+
+    def __init__(
+        self,
+        cfg: TableConfig,
+        detector: Detector,
+        hooks: NodeHooks | None = None,
+        keep_evidence: bool = True,
+        evidence_dir: Path | None = None,
+        hand: int = 1,
+        use_referee: bool = True,
+    ) -> None:
+        self.cfg = cfg
+        self.detector = detector
+        self.hooks = hooks or NodeHooks()
+        self.keep_evidence = keep_evidence
+        self.evidence_dir = evidence_dir or cfg.evidence_dir
+        self.layout = layout_from_config(cfg)
+        self.stats = NodeStats()
+        self.events: list[Event] = []
+        self.rulings: list[dict[str, Any]] = []
+        self.seq = SeqCounter()
+        self.calibration: Calibration | None = None
+        self.gate: MotionGate | None = None
+        self.tracker: Tracker | None = None
+        self._mask: NDArray[np.uint8] | None = None
+        self._last_read: NDArray[np.uint8] | None = None
+        self._last_event_seq: int | None = None
+        self._still_since: dict[str, tuple[int, float]] = {}
+        self.hand = hand
+        start = {"v": 1, "seq": 0, "t": 0.0, **cfg.match_start()}
+        self.referee = make_referee(start) if use_referee else None
+        self.fusion = Fusion(
+            len(cfg.seats),
+            cfg.decks,
+            cfg.min_score,
+            banker=cfg.banker,
+            next_leader=self._next_leader,
+        )
+        self._write({**cfg.match_start()}, 0.0)
+        team = next((i for i, t in enumerate(cfg.teams) if cfg.banker in t), 0)
+        level = cfg.levels[team] if team < len(cfg.levels) else cfg.levels[0]
+        self._write({"type": "hand_start", "hand": hand, "banker": cfg.banker, "level": level}, 0.0)
+
+    # --- the referee's knowledge, for fusion -------------------------------------------
+
+    def _next_leader(self) -> int | None:
+        if self.referee is None:
+            return None
+        try:
+            hand = self.referee.state().get("hand") or {}
+        except Exception as e:  # a referee fault must not stop the camera
+            self.stats.errors["referee_state"] += 1
+            log.error("referee state failed: %s", e)
+            return None
+        seat = hand.get("next_seat")
+        return seat if isinstance(seat, int) else None
+
+    # --- frames ---------------------------------------------------------------------------
+
+    def _setup(self, frame: Frame) -> None:
+        self.calibration = calibrate(self.cfg, frame.image)
+        h, w = frame.image.shape[:2]
+        if self.calibration.image_size != (w, h):
+            self.calibration = Calibration(self.calibration.image_to_table, (w, h))
+        self._mask = self.calibration.mask_image(self.layout)
+        scale = 0.25
+        self.gate = MotionGate(
+            self.calibration.area_masks(self.layout, scale),
+            scale=scale,
+            still_frames=self.cfg.still_frames,
+            threshold=self.cfg.motion_threshold,
+        )
+        self.tracker = Tracker(self.layout, self.calibration)
+
+    def masked(self, image: NDArray[np.uint8]) -> NDArray[np.uint8]:
+        """The frame with the players' held hands blacked out (never read, never stored)."""
+        assert self._mask is not None
+        return np.asarray(cv2.bitwise_and(image, image, mask=self._mask), np.uint8)
+
+    def process(self, frame: Frame) -> list[Event]:
+        """One frame in; the record events it produced (often none)."""
+        t0 = time.perf_counter()
+        if self.calibration is None:
+            self._setup(frame)
+        assert self.gate is not None and self.tracker is not None
+        self.stats.frames += 1
+        if frame.image is None or frame.image.ndim != 3 or frame.image.shape[2] != 3:
+            self.stats.errors["bad_frame"] += 1
+            log.warning("frame %d: not a BGR image (skipped)", frame.index)
+            return []
+        ready = self.gate.update(frame.image)
+        for name, st in self.gate.states.items():
+            if st.still == 1:
+                self._still_since[name] = (frame.index, frame.t)
+        if not ready:
+            return []
+        return self._read(frame, ready, t0)
+
+    def _read(self, frame: Frame, ready: list[str], t0: float) -> list[Event]:
+        assert self.tracker is not None
+        image = self.masked(frame.image)
+        r0 = time.perf_counter()
+        seek = getattr(self.detector, "seek", None)
+        if seek is not None:
+            seek(frame.index)
+        try:
+            detections = list(self.detector.detect(image))
+        except Exception as e:
+            self.stats.errors["detector"] += 1
+            log.error("frame %d: recognizer failed: %s", frame.index, e)
+            return []
+        self.stats.read_ms.append((time.perf_counter() - r0) * 1000)
+        self.stats.reads += 1
+        reads = self.tracker.assign(detections)
+        observations = self.tracker.update(ready, reads, frame.index, frame.t)
+        written: list[Event] = []
+        for obs in observations:
+            if self.hooks.on_observation:
+                self.hooks.on_observation(obs)
+            for decision in self.fusion.feed(obs):
+                written += self._decide(decision, frame, image, t0)
+        self._last_read = image
+        return written
+
+    def finish(self, t: float = 0.0) -> list[Event]:
+        """End of the source: settle what is pending, close the hand if it is still open."""
+        written: list[Event] = []
+        for decision in self.fusion.finish():
+            written += self._decide(decision, None, None, None, t)
+        if not any(e["type"] == "hand_end" for e in self.events):
+            written += self._emit({"type": "hand_end", "reason": "source ended"}, t)
+        return written
+
+    # --- events ---------------------------------------------------------------------------
+
+    def _decide(
+        self,
+        d: Decision,
+        frame: Frame | None,
+        image: NDArray[np.uint8] | None,
+        t0: float | None,
+        t_end: float = 0.0,
+    ) -> list[Event]:
+        t = frame.t if frame is not None else t_end
+        ev = dict(d.event)
+        if d.ref_previous:
+            if self._last_event_seq is None:
+                return []
+            ev["ref"] = self._last_event_seq
+        evidence_id = None
+        if frame is not None and ev["type"] != "hand_end":
+            evidence_id = f"{self.cfg.table_id}-f{frame.index:06d}"
+            ev["evidence"] = evidence_id
+        if d.observation is not None:
+            ev["meta"] = {"frame": d.observation.frame, "area": d.observation.area}
+        out = self._emit(ev, t)
+        if not out:
+            return []
+        main = out[0]
+        if ev["type"] in ("play", "declare", "bury", "bottom_reveal"):
+            self._last_event_seq = main["seq"]
+        if d.unsure is not None:
+            self.stats.needs_referee += 1
+            nr: Event = {
+                "type": "needs_referee",
+                "ref": main["seq"],
+                "candidates": d.unsure.candidates,
+                "reason": d.unsure.reason,
+            }
+            if evidence_id:
+                nr["evidence"] = evidence_id
+            nr["meta"] = {"detail": d.unsure.detail}
+            out += self._emit(nr, t)
+        if frame is not None and image is not None and evidence_id and self.keep_evidence:
+            self._keep_evidence(main, evidence_id, image)
+        if t0 is not None and d.observation is not None and frame is not None:
+            since = self._still_since.get(d.observation.area)
+            if since is not None and ev["type"] in ("play", "declare", "bury", "bottom_reveal"):
+                waited = (frame.t - since[1]) * 1000
+                self.stats.latency_ms.append(waited + (time.perf_counter() - t0) * 1000)
+        return out
+
+    def _emit(self, fields: Event, t: float) -> list[Event]:
+        fields = dict(fields)
+        kind = fields.pop("type")
+        try:
+            ev = self.seq.event(kind, t, table=self.cfg.table_id, **fields)
+        except ValueError as e:
+            self.stats.errors["invalid_event"] += 1
+            log.error("event not written: %s: %s", kind, e)
+            return []
+        self.events.append(ev)
+        self.stats.events += 1
+        if self.hooks.on_event:
+            self.hooks.on_event(ev)
+        if self.referee is not None:
+            try:
+                rulings = self.referee.feed(ev)
+            except Exception as e:  # the camera keeps running if the referee trips
+                self.stats.errors["referee"] += 1
+                log.error("referee failed on seq %d: %s", ev["seq"], e)
+                rulings = []
+            for r in rulings:
+                self.rulings.append(r)
+                if self.hooks.on_ruling:
+                    self.hooks.on_ruling(ev, r)
+        return [ev]
+
+    def _write(self, fields: Event, t: float) -> None:
+        self._emit(dict(fields), t)
+
+    def _keep_evidence(self, ev: Event, evidence_id: str, after: NDArray[np.uint8]) -> None:
+        """The masked frames before (last read) and after the event, as JPEG."""
+        folder = self.evidence_dir
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            paths: list[Path] = []
+            for tag, img in (("before", self._last_read), ("after", after)):
+                if img is None:
+                    continue
+                p = folder / f"{evidence_id}-{tag}.jpg"
+                if not p.exists():
+                    ok = cv2.imwrite(str(p), img, [cv2.IMWRITE_JPEG_QUALITY, 85])
+                    if not ok:
+                        raise OSError(f"cannot write {p}")
+                paths.append(p)
+        except OSError as e:
+            self.stats.errors["evidence"] += 1
+            log.error("evidence for seq %d not kept: %s", ev["seq"], e)
+            return
+        if self.hooks.on_evidence:
+            self.hooks.on_evidence(ev, paths)
+
+
+def run_source(node: TableNode, source: FrameSource, max_frames: int | None = None) -> NodeStats:
+    """Feed every frame of ``source`` to ``node`` and finish the hand."""
+    start = time.perf_counter()
+    last_t = 0.0
+    try:
+        for frame in source.frames():
+            node.process(frame)
+            last_t = frame.t
+            if max_frames is not None and frame.index + 1 >= max_frames:
+                break
+    finally:
+        source.close()
+    for err in source.errors:
+        node.stats.errors["source"] += 1
+        log.error("%s", err)
+    node.finish(last_t)
+    node.stats.wall_s = time.perf_counter() - start
+    return node.stats
+
+
+def load_detector(cfg: TableConfig, model: Path | None = None) -> Detector:
+    """The shipped recognizer (``vision.detect.CardDetector``) on the configured model."""
+    path = model or cfg.model
+    if path is None:
+        raise FileNotFoundError(f"{cfg.path}: model.path: no recognizer model configured")
+    if not path.exists():
+        alt = Path(__file__).resolve().parent.parent / "models" / path.name
+        if alt.exists():
+            path = alt
+        else:
+            raise FileNotFoundError(f"{cfg.path}: model.path: {path} does not exist")
+    from vision.detect import CardDetector  # type: ignore[import-not-found,unused-ignore]
+
+    return CardDetector(str(path))  # type: ignore[no-any-return]
+
+
+def played(events: Iterable[Event]) -> list[tuple[int, tuple[str, ...]]]:
+    """The (seat, sorted cards) of every play, after corrections, for comparisons."""
+    from engine.record import apply_corrections
+
+    return [
+        (e["seat"], tuple(sorted(e["cards"])))
+        for e in apply_corrections(list(events))
+        if e["type"] == "play"
+    ]

@@ -1,0 +1,223 @@
+"""Camera → table plane: the homography, the seat play areas, the centre and the hand masks.
+
+Everything the tracker decides ("cards appeared in seat 2's area") is decided on the table
+plane, so a camera mounted a little off-centre or tilted still assigns cards to the right seat.
+The players' own hands are masked out before any frame is read or stored: a held hand is
+hidden information.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+Point = tuple[float, float]
+Polygon = tuple[Point, ...]
+CORNER_NAMES = ("top-left", "top-right", "bottom-right", "bottom-left")
+
+
+class CalibrationError(ValueError):
+    """No usable homography: markers missing, points degenerate, frame unreadable."""
+
+
+@dataclass(frozen=True)
+class Area:
+    """A region of the table plane; ``seat`` is None for the centre (bottom) area."""
+
+    name: str
+    kind: str  # "seat" | "centre"
+    polygon: Polygon
+    seat: int | None = None
+
+    def contains(self, p: Point) -> bool:
+        contour = np.array(self.polygon, dtype=np.float32).reshape(-1, 1, 2)
+        return bool(cv2.pointPolygonTest(contour, (float(p[0]), float(p[1])), False) >= 0)
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Where things lie on the table plane (units: the table's own, e.g. millimetres)."""
+
+    table_size: tuple[float, float]
+    areas: tuple[Area, ...]
+    masks: tuple[Polygon, ...]
+
+    @property
+    def seat_areas(self) -> dict[int, Area]:
+        return {a.seat: a for a in self.areas if a.seat is not None}
+
+    @property
+    def centre(self) -> Area:
+        return next(a for a in self.areas if a.kind == "centre")
+
+    def area_at(self, p: Point) -> Area | None:
+        return next((a for a in self.areas if a.contains(p)), None)
+
+
+def _rect(cx: float, cy: float, w: float, h: float, angle: float) -> Polygon:
+    """Corners of a w×h rectangle centred at (cx, cy), rotated by ``angle`` radians."""
+    c, s = math.cos(angle), math.sin(angle)
+    pts = [(-w / 2, -h / 2), (w / 2, -h / 2), (w / 2, h / 2), (-w / 2, h / 2)]
+    return tuple((round(cx + x * c - y * s, 1), round(cy + x * s + y * c, 1)) for x, y in pts)
+
+
+def seat_angle(seat: int, n_seats: int) -> float:
+    """Seat 0 sits at the bottom of the plane; play goes counter-clockwise seen from above."""
+    return math.pi / 2 - seat * 2 * math.pi / n_seats
+
+
+def default_layout(n_seats: int, table_size: float = 1000.0, card_h: float = 170.0) -> Layout:
+    """Seat areas in a ring around the centre, hand masks at the table edge behind each seat."""
+    if n_seats not in (4, 6):
+        raise ValueError(f"n_seats: expected 4 or 6, got {n_seats}")
+    half = table_size / 2
+    areas: list[Area] = []
+    masks: list[Polygon] = []
+    depth = card_h * 1.35
+    width = table_size * (0.44 if n_seats == 4 else 0.3)
+    radius = half * 0.64
+    for seat in range(n_seats):
+        a = seat_angle(seat, n_seats)
+        cx, cy = half + radius * math.cos(a), half + radius * math.sin(a)
+        # the rectangle's long side runs across the seat's line of sight
+        areas.append(
+            Area(f"seat{seat}", "seat", _rect(cx, cy, width, depth, a + math.pi / 2), seat)
+        )
+        mr = half * 1.06
+        masks.append(
+            _rect(
+                half + mr * math.cos(a),
+                half + mr * math.sin(a),
+                width * 1.6,
+                card_h * 1.1,
+                a + math.pi / 2,
+            )
+        )
+    side = half * (0.78 if n_seats == 4 else 0.5)
+    areas.append(Area("centre", "centre", _rect(half, half, side, card_h * 1.5, 0.0)))
+    return Layout((table_size, table_size), tuple(areas), tuple(masks))
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """The homography from image pixels to the table plane, and back."""
+
+    image_to_table: NDArray[Any]
+    image_size: tuple[int, int]  # (width, height)
+
+    @property
+    def table_to_image(self) -> NDArray[Any]:
+        return np.linalg.inv(self.image_to_table)
+
+    def to_table(self, pts: Sequence[Point] | NDArray[Any]) -> NDArray[Any]:
+        arr = np.asarray(pts, dtype=np.float64).reshape(-1, 1, 2)
+        return cv2.perspectiveTransform(arr, self.image_to_table).reshape(-1, 2)
+
+    def to_image(self, pts: Sequence[Point] | NDArray[Any]) -> NDArray[Any]:
+        arr = np.asarray(pts, dtype=np.float64).reshape(-1, 1, 2)
+        return cv2.perspectiveTransform(arr, self.table_to_image).reshape(-1, 2)
+
+    def mask_image(self, layout: Layout) -> NDArray[Any]:
+        """255 where the camera may look, 0 over the players' held hands."""
+        w, h = self.image_size
+        mask = np.full((h, w), 255, np.uint8)
+        for poly in layout.masks:
+            pts = np.round(self.to_image(poly)).astype(np.int32)
+            cv2.fillPoly(mask, [pts], 0)
+        return mask
+
+    def area_masks(self, layout: Layout, scale: float = 1.0) -> dict[str, NDArray[Any]]:
+        """Each area as a boolean image mask (at ``scale`` of the frame), for motion gating."""
+        w, h = self.image_size
+        sw, sh = max(1, round(w * scale)), max(1, round(h * scale))
+        out: dict[str, NDArray[Any]] = {}
+        for area in layout.areas:
+            m = np.zeros((sh, sw), np.uint8)
+            pts = np.round(self.to_image(area.polygon) * scale).astype(np.int32)
+            cv2.fillPoly(m, [pts], 1)
+            out[area.name] = m.astype(bool)
+        return out
+
+
+def corner_targets(table_size: tuple[float, float]) -> NDArray[Any]:
+    tw, th = table_size
+    return np.array([(0, 0), (tw, 0), (tw, th), (0, th)], dtype=np.float64)
+
+
+def calibrate_points(
+    points: Sequence[Point], table_size: tuple[float, float], image_size: tuple[int, int]
+) -> Calibration:
+    """The manual fallback: the 4 table corners in image pixels (TL, TR, BR, BL)."""
+    src = np.asarray(points, dtype=np.float64)
+    if src.shape != (4, 2):
+        raise CalibrationError(f"points: expected 4 [x, y] image points, got {src.shape}")
+    area = cv2.contourArea(src.astype(np.float32))
+    if area < 100 or not cv2.isContourConvex(src.astype(np.float32)):
+        raise CalibrationError(
+            "points: the 4 corners do not form a convex quadrilateral "
+            "(expected top-left, top-right, bottom-right, bottom-left)"
+        )
+    h = cv2.getPerspectiveTransform(
+        src.astype(np.float32), corner_targets(table_size).astype(np.float32)
+    )
+    return Calibration(h.astype(np.float64), image_size)
+
+
+def aruco_dictionary(name: str) -> cv2.aruco.Dictionary:
+    if not hasattr(cv2.aruco, name):
+        raise CalibrationError(f"dictionary: unknown ArUco dictionary {name!r}")
+    return cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, name))
+
+
+def calibrate_aruco(
+    frame: NDArray[Any],
+    table_size: tuple[float, float],
+    dictionary: str = "DICT_4X4_50",
+    marker_ids: Sequence[int] = (0, 1, 2, 3),
+    marker_size: float = 70.0,
+) -> Calibration:
+    """Find the four corner markers and fit the homography on all 16 marker corners.
+
+    Marker centres sit at the table corners (TL, TR, BR, BL) and the markers are square with
+    side ``marker_size`` in table units, aligned with the table edges.
+    """
+    if frame is None or frame.ndim < 2 or frame.size == 0:
+        raise CalibrationError("frame: empty or unreadable image")
+    gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY) if frame.ndim == 3 else frame
+    detector = cv2.aruco.ArucoDetector(aruco_dictionary(dictionary), cv2.aruco.DetectorParameters())
+    corners, ids, _ = detector.detectMarkers(gray)
+    found: dict[int, NDArray[Any]] = {}
+    if ids is not None:
+        for c, i in zip(corners, ids.ravel(), strict=True):
+            found[int(i)] = c.reshape(4, 2)
+    missing = [f"{mid} ({CORNER_NAMES[k]})" for k, mid in enumerate(marker_ids) if mid not in found]
+    if missing:
+        raise CalibrationError(
+            f"ArUco markers not found in the frame: {', '.join(missing)}; "
+            f"seen ids: {sorted(found) or 'none'}"
+        )
+    src, dst = [], []
+    half = marker_size / 2
+    offsets = [(-half, -half), (half, -half), (half, half), (-half, half)]
+    for (cx, cy), mid in zip(corner_targets(table_size), marker_ids, strict=True):
+        for (ox, oy), p in zip(offsets, found[mid], strict=True):
+            src.append(p)
+            dst.append((cx + ox, cy + oy))
+    h, _ = cv2.findHomography(np.array(src, np.float64), np.array(dst, np.float64), 0)
+    if h is None:
+        raise CalibrationError("ArUco markers found but no homography fits them")
+    height, width = gray.shape[:2]
+    return Calibration(h.astype(np.float64), (int(width), int(height)))
+
+
+def draw_marker(dictionary: str, marker_id: int, pixels: int) -> NDArray[Any]:
+    """A printable marker image (white quiet zone not included)."""
+    return np.asarray(
+        cv2.aruco.generateImageMarker(aruco_dictionary(dictionary), marker_id, pixels), np.uint8
+    )

@@ -1,0 +1,311 @@
+"""Observations checked against the rules → match record events, or an honest "unsure".
+
+The camera is fallible and the referee must never accuse on a misread. So each read is checked
+against what the cards themselves allow: no more copies of a card than there are decks (no
+third 7H with two decks), the seat whose turn it is, and as many cards as the lead requires.
+A read that fails a check, or one the recognizer scored low, is still written as the play (its
+best candidate, so the turn order keeps going) but followed at once by a ``needs_referee``
+event naming the candidates and the reason; the referee's rulings on it stay provisional until
+a human settles it.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from vision.tracking import BACK, Observation
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Unsure:
+    """Why a written event needs a referee, and what else it could have been."""
+
+    reason: str
+    candidates: list[dict[str, Any]]
+    detail: str
+
+
+@dataclass
+class Decision:
+    """A record event to write (without ``v``/``seq``/``t``), maybe with an ``Unsure``."""
+
+    event: dict[str, Any]
+    observation: Observation | None
+    unsure: Unsure | None = None
+    ref_previous: bool = False  # a correction of the last event written for this seat/area
+
+
+@dataclass
+class Trick:
+    leader: int | None
+    plays: list[tuple[int, int]] = field(default_factory=list)  # (seat, number of cards)
+
+    @property
+    def lead_count(self) -> int | None:
+        return self.plays[0][1] if self.plays else None
+
+
+@dataclass
+class Pending:
+    """A follow laid with fewer cards than the lead needs: wait for the rest of it."""
+
+    seat: int
+    cards: list[str]
+    scores: list[float]
+    obs: Observation
+
+
+class Fusion:
+    """The play-by-play state the checks need; fed observations, returns decisions.
+
+    ``next_leader`` (optional) tells who leads the next trick (the referee knows who won);
+    ``banker`` who buries. Without them the first seat to play leads and the bury seat is
+    written as the configured banker.
+    """
+
+    def __init__(
+        self,
+        n_seats: int,
+        decks: int,
+        min_score: float,
+        banker: int | None = None,
+        next_leader: Callable[[], int | None] | None = None,
+    ) -> None:
+        self.n = n_seats
+        self.decks = decks
+        self.min_score = min_score
+        self.banker = banker
+        self.next_leader = next_leader or (lambda: None)
+        self.phase = "deal"  # deal → play → done
+        self.seen: Counter[str] = Counter()  # cards played (or revealed) so far this hand
+        self.trick = Trick(leader=None)
+        self.pending: Pending | None = None
+        self.bury_count: int | None = None
+        self.last_leader_seq_ready = False
+        self.checks_failed: Counter[str] = Counter()
+
+    # --- checks ---------------------------------------------------------------------------
+
+    def _impossible(self, cards: Sequence[str]) -> list[str]:
+        """Cards of which this read would make more copies than the decks hold."""
+        add = Counter(cards)
+        return sorted(c for c, k in add.items() if c != BACK and self.seen[c] + k > self.decks)
+
+    def _unsure(
+        self, cards: list[str], scores: Sequence[float], problems: list[tuple[str, str]]
+    ) -> Unsure | None:
+        low = [c for c, s in zip(cards, scores, strict=False) if s < self.min_score]
+        if low:
+            problems = [("low_confidence", f"low recognizer score on {' '.join(low)}"), *problems]
+        if not problems:
+            return None
+        conf = min(scores) if scores else 0.0
+        for reason, _ in problems:
+            self.checks_failed[reason] += 1
+        return Unsure(
+            reason=problems[0][0],
+            candidates=[{"cards": cards, "confidence": round(float(conf), 3)}],
+            detail="; ".join(d for _, d in problems),
+        )
+
+    # --- observations -------------------------------------------------------------------
+
+    def feed(self, obs: Observation) -> list[Decision]:
+        if obs.kind == "appeared" and obs.seat is not None:
+            return self._appeared(obs)
+        if obs.area == "centre" or obs.seat is None:
+            return self._centre(obs)
+        if obs.kind == "changed" and self.phase == "play":
+            # an area's cards changed under us (a card replaced?): never guess which read is right
+            cards = list(obs.cards)
+            un = Unsure(
+                "changed",
+                [{"cards": cards, "confidence": round(min(obs.scores, default=0.0), 3)}],
+                f"seat {obs.seat}: cards changed from {' '.join(obs.before)} to {' '.join(cards)}",
+            )
+            self.checks_failed["changed"] += 1
+            ev = {"type": "play", "seat": obs.seat, "cards": cards or ["back"]}
+            if not cards:
+                return []
+            return [Decision(ev, obs, un)]
+        return []
+
+    def _appeared(self, obs: Observation) -> list[Decision]:
+        seat = obs.seat
+        assert seat is not None
+        cards, scores = list(obs.cards), list(obs.scores)
+        if BACK in cards:
+            # a face-down card in a seat area: a play the camera cannot read
+            faces = [c for c in cards if c != BACK]
+            if self.phase != "play":
+                return []
+            un = Unsure(
+                "face_down", [{"cards": faces or cards, "confidence": 0.0}], "face-down card"
+            )
+            self.checks_failed["face_down"] += 1
+            if not faces:
+                return (
+                    [Decision({"type": "play", "seat": seat, "cards": ["2S"]}, obs, un)]
+                    if False
+                    else []
+                )
+            cards, scores = faces, [s for c, s in zip(cards, scores, strict=True) if c != BACK]
+        if self.phase == "deal":
+            problems = []
+            bad = self._impossible(cards)
+            if bad:
+                problems.append(
+                    ("impossible", f"more copies than {self.decks} decks: {' '.join(bad)}")
+                )
+            ev = {"type": "declare", "seat": seat, "cards": cards}
+            return [Decision(ev, obs, self._unsure(cards, scores, problems))]
+        if self.phase != "play":
+            return []
+        out: list[Decision] = []
+        # more cards from the seat that is completing a short follow
+        if self.pending is not None:
+            if self.pending.seat == seat:
+                self.pending.cards += cards
+                self.pending.scores += scores
+                need = self.trick.lead_count or 0
+                if len(self.pending.cards) < need:
+                    return []
+                p, self.pending = self.pending, None
+                return self._play(seat, p.cards, p.scores, obs)
+            out += self._flush_pending()
+        # more cards from the leader before anyone followed: the lead was not complete
+        if (
+            len(self.trick.plays) == 1
+            and self.trick.plays[0][0] == seat
+            and not self._trick_complete()
+        ):
+            return out + self._extend_lead(seat, cards, scores, obs)
+        if self._trick_complete():
+            self._new_trick()
+        lead = self.trick.lead_count
+        if lead is not None and len(cards) < lead and self._expected() == seat:
+            self.pending = Pending(seat, cards, scores, obs)
+            return out
+        return out + self._play(seat, cards, scores, obs)
+
+    def _expected(self) -> int | None:
+        if self.trick.leader is None:
+            return None
+        return (self.trick.leader + len(self.trick.plays)) % self.n
+
+    def _trick_complete(self) -> bool:
+        return len(self.trick.plays) >= self.n
+
+    def _new_trick(self) -> None:
+        self.trick = Trick(leader=self.next_leader())
+
+    def _play(
+        self, seat: int, cards: list[str], scores: list[float], obs: Observation
+    ) -> list[Decision]:
+        problems: list[tuple[str, str]] = []
+        expected = self._expected()
+        if expected is not None and seat != expected:
+            problems.append(
+                ("out_of_turn", f"cards in seat {seat}'s area, seat {expected} to play")
+            )
+        need = self.trick.lead_count
+        if need is not None and len(cards) != need:
+            problems.append(("count", f"read {len(cards)} card(s), the lead has {need}"))
+        bad = self._impossible(cards)
+        if bad:
+            problems.append(("impossible", f"more copies than {self.decks} decks: {' '.join(bad)}"))
+        if self.trick.leader is None:
+            self.trick.leader = seat
+        self.trick.plays.append((seat, len(cards)))
+        self.seen.update(c for c in cards if c not in bad)
+        ev = {
+            "type": "play",
+            "seat": seat,
+            "cards": cards,
+            "confidence": round(float(min(scores, default=0.0)), 3),
+        }
+        return [Decision(ev, obs, self._unsure(cards, scores, problems))]
+
+    def _extend_lead(
+        self, seat: int, cards: list[str], scores: list[float], obs: Observation
+    ) -> list[Decision]:
+        """The leader laid more cards after its play was written: correct the play."""
+        bad = self._impossible(cards)
+        self.seen.update(c for c in cards if c not in bad)
+        whole = list(obs.before) + cards
+        self.trick.plays[0] = (seat, len(whole))
+        ev = {
+            "type": "correction",
+            "by": "camera",
+            "why": "the leader laid more cards after the play was read",
+            "cards": whole,
+        }
+        problems = [("impossible", f"too many copies of {' '.join(bad)}")] if bad else []
+        return [Decision(ev, obs, self._unsure(whole, scores, problems), ref_previous=True)]
+
+    def _flush_pending(self) -> list[Decision]:
+        if self.pending is None:
+            return []
+        p, self.pending = self.pending, None
+        return self._play(p.seat, p.cards, p.scores, p.obs)
+
+    def _centre(self, obs: Observation) -> list[Decision]:
+        if obs.kind == "facedown":
+            if self.phase == "deal" or (self.phase == "play" and not self.seen):
+                was = self.bury_count
+                self.bury_count = obs.count
+                self.phase = "play"
+                self.trick = Trick(leader=self.next_leader() or self.banker)
+                seat = self.banker if self.banker is not None else 0
+                problems = []
+                if self.banker is None:
+                    problems.append(("unknown_banker", "bury seen but the banker is not known"))
+                scores = list(obs.scores) or [0.0]
+                ev: dict[str, Any] = {"type": "bury", "seat": seat, "count": obs.count}
+                if was is not None:
+                    ev = {
+                        "type": "correction",
+                        "by": "camera",
+                        "why": "more face-down cards laid in the bottom",
+                        "count": obs.count,
+                    }
+                    return [Decision(ev, obs, None, ref_previous=True)]
+                low = [s for s in scores if s < self.min_score]
+                un = self._unsure([], scores, problems) if (problems or low) else None
+                if un is not None:
+                    un.candidates = [{"cards": [], "confidence": round(min(scores), 3)}]
+                return [Decision(ev, obs, None) if un is None else Decision(ev, obs, un)]
+            return []
+        if obs.kind == "revealed" and self.phase in ("play", "done"):
+            out = self._flush_pending()
+            cards, scores = list(obs.cards), list(obs.scores)
+            problems = []
+            if self.bury_count is not None and len(cards) + obs.count != self.bury_count:
+                problems.append(
+                    ("count", f"read {len(cards)} bottom card(s), {self.bury_count} were buried")
+                )
+            elif obs.count:
+                problems.append(("count", f"{obs.count} bottom card(s) still face down"))
+            bad = self._impossible(cards)
+            if bad:
+                problems.append(
+                    ("impossible", f"more copies than {self.decks} decks: {' '.join(bad)}")
+                )
+            self.phase = "done"
+            ev = {"type": "bottom_reveal", "cards": cards}
+            return [
+                *out,
+                Decision(ev, obs, self._unsure(cards, scores, problems)),
+                Decision({"type": "hand_end"}, obs),
+            ]
+        return []
+
+    def finish(self) -> list[Decision]:
+        """End of the stream: a short follow still waiting is written, flagged."""
+        return self._flush_pending()

@@ -1,0 +1,182 @@
+"""Detections on still frames → table observations, one area at a time.
+
+Each area remembers the cards it last held (a multiset: two identical cards from two decks are
+two entries). A new read is compared with that: cards added to a seat's area are a play (or a
+declaration), an emptied area is a trick taken, face-down cards in the centre are the buried
+bottom, faces in the centre after that are the bottom turned up.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
+
+from vision.calibration import Calibration, Layout
+
+log = logging.getLogger(__name__)
+BACK = "back"
+
+
+class DetectionLike(Protocol):
+    """What ``vision.detect.Detection`` offers: one physical card."""
+
+    card: str
+    score: float
+    quad: Any  # 4 × [x, y] image pixels
+
+
+@dataclass(frozen=True)
+class Read:
+    """One card read in an area: identity, recognizer score, centre on the table plane."""
+
+    card: str
+    score: float
+    x: float
+    y: float
+
+
+@dataclass(frozen=True)
+class Observation:
+    """Something that happened in one area, settled at ``frame``.
+
+    kinds: ``appeared`` (cards added to a seat area), ``cleared`` (area emptied),
+    ``removed`` (some cards taken away), ``changed`` (the area's cards differ in a way that is
+    neither), ``facedown`` (``count`` backs lie in the centre), ``revealed`` (faces in the
+    centre).
+    """
+
+    kind: str
+    area: str
+    seat: int | None
+    frame: int
+    t: float
+    cards: tuple[str, ...] = ()
+    scores: tuple[float, ...] = ()
+    count: int = 0
+    before: tuple[str, ...] = ()
+
+
+@dataclass
+class AreaTrack:
+    held: Counter[str] = field(default_factory=Counter)
+    reads: list[Read] = field(default_factory=list)
+
+
+class Tracker:
+    """Keeps each area's settled contents and turns fresh reads into observations."""
+
+    def __init__(self, layout: Layout, calibration: Calibration) -> None:
+        self.layout = layout
+        self.calibration = calibration
+        self.tracks = {a.name: AreaTrack() for a in layout.areas}
+        self.areas = {a.name: a for a in layout.areas}
+
+    def assign(self, detections: Iterable[DetectionLike]) -> dict[str, list[Read]]:
+        """Detections grouped by the area their centre falls in (outside every area: dropped)."""
+        dets = list(detections)
+        out: dict[str, list[Read]] = {name: [] for name in self.areas}
+        if not dets:
+            return out
+        centres = np.array([np.asarray(d.quad, np.float64).reshape(4, 2).mean(0) for d in dets])
+        table = self.calibration.to_table(centres)
+        for d, (x, y) in zip(dets, table, strict=True):
+            area = self.layout.area_at((float(x), float(y)))
+            if area is not None:
+                out[area.name].append(Read(str(d.card), float(d.score), float(x), float(y)))
+        return out
+
+    def update(
+        self, ready: Sequence[str], reads: dict[str, list[Read]], frame: int, t: float
+    ) -> list[Observation]:
+        """Compare each ready area's fresh reads with what it held before."""
+        obs: list[Observation] = []
+        for name in ready:
+            area = self.areas[name]
+            track = self.tracks[name]
+            fresh = reads.get(name, [])
+            new = Counter(r.card for r in fresh)
+            old = track.held
+            if new == old:
+                track.reads = fresh
+                continue
+            base: dict[str, Any] = {"area": name, "seat": area.seat, "frame": frame, "t": t}
+            before = tuple(sorted(old.elements()))
+            if area.kind == "centre":
+                faces = Counter({c: k for c, k in new.items() if c != BACK})
+                if not new:
+                    obs.append(Observation("cleared", before=before, **base))
+                elif faces:
+                    picked = _scores_of(fresh, faces)
+                    obs.append(
+                        Observation(
+                            "revealed",
+                            cards=tuple(c for c, _ in picked),
+                            scores=tuple(s for _, s in picked),
+                            count=new[BACK],
+                            before=before,
+                            **base,
+                        )
+                    )
+                else:
+                    backs = [r.score for r in fresh if r.card == BACK]
+                    obs.append(
+                        Observation(
+                            "facedown",
+                            count=new[BACK],
+                            scores=tuple(backs),
+                            before=before,
+                            **base,
+                        )
+                    )
+            elif not new:
+                obs.append(Observation("cleared", before=before, **base))
+            elif not (old - new):
+                added = new - old
+                picked = _scores_of(fresh, added)
+                obs.append(
+                    Observation(
+                        "appeared",
+                        cards=tuple(c for c, _ in picked),
+                        scores=tuple(s for _, s in picked),
+                        before=before,
+                        **base,
+                    )
+                )
+            elif not (new - old):
+                obs.append(
+                    Observation(
+                        "removed", cards=tuple((old - new).elements()), before=before, **base
+                    )
+                )
+            else:
+                picked = _scores_of(fresh, new)
+                obs.append(
+                    Observation(
+                        "changed",
+                        cards=tuple(c for c, _ in picked),
+                        scores=tuple(s for _, s in picked),
+                        before=before,
+                        **base,
+                    )
+                )
+            track.held = new
+            track.reads = fresh
+        return obs
+
+
+def _scores_of(reads: list[Read], wanted: Counter[str]) -> list[tuple[str, float]]:
+    """For each wanted card copy, the score of a read of it (the weakest copies first, so a
+    doubtful duplicate is never hidden behind its confident twin)."""
+    by_card: dict[str, list[float]] = {}
+    for r in reads:
+        by_card.setdefault(r.card, []).append(r.score)
+    out: list[tuple[str, float]] = []
+    for card in sorted(wanted, key=lambda c: [r.card for r in reads].index(c)):
+        scores = sorted(by_card.get(card, [0.0]))
+        out += [(card, scores[min(i, len(scores) - 1)]) for i in range(wanted[card])]
+    return out
