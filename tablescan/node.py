@@ -160,6 +160,7 @@ class TableNode:
             cfg.min_score,
             banker=cfg.banker,
             next_leader=self._next_leader,
+            banker_rule=self._banker_rule(),
         )
         self._write({**cfg.match_start()}, 0.0)
         team = next((i for i, t in enumerate(cfg.teams) if cfg.banker in t), 0)
@@ -167,6 +168,10 @@ class TableNode:
         self._write({"type": "hand_start", "hand": hand, "banker": cfg.banker, "level": level}, 0.0)
 
     # --- the referee's knowledge, for fusion -------------------------------------------
+
+    def _banker_rule(self) -> str:
+        declare = getattr(getattr(self.referee, "rules", None), "declare", None)
+        return str(getattr(declare, "first_banker", "first_declarer"))
 
     def _next_leader(self) -> int | None:
         if self.referee is None:

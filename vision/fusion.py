@@ -64,9 +64,9 @@ class Pending:
 class Fusion:
     """The play-by-play state the checks need; fed observations, returns decisions.
 
-    ``next_leader`` (optional) tells who leads the next trick (the referee knows who won);
-    ``banker`` who buries. Without them the first seat to play leads and the bury seat is
-    written as the configured banker.
+    ``next_leader`` (optional) tells who leads the next trick (the referee knows who won).
+    ``banker`` is the configured banker; when it is None the declarations decide it
+    (``banker_rule``: ``first_declarer``, or ``last_declarer``/``overcaller`` for the last).
     """
 
     def __init__(
@@ -76,6 +76,7 @@ class Fusion:
         min_score: float,
         banker: int | None = None,
         next_leader: Callable[[], int | None] | None = None,
+        banker_rule: str = "first_declarer",
     ) -> None:
         self.n = n_seats
         self.decks = decks
@@ -89,6 +90,16 @@ class Fusion:
         self.bury_count: int | None = None
         self.last_leader_seq_ready = False
         self.checks_failed: Counter[str] = Counter()
+        self.banker_rule = banker_rule
+        self.declarers: list[int] = []
+
+    def bury_seat(self) -> int | None:
+        """Who buries: the configured banker, else the one the declarations made."""
+        if self.banker is not None:
+            return self.banker
+        if not self.declarers:
+            return None
+        return self.declarers[0] if self.banker_rule == "first_declarer" else self.declarers[-1]
 
     # --- checks ---------------------------------------------------------------------------
 
@@ -163,6 +174,7 @@ class Fusion:
                 problems.append(
                     ("impossible", f"more copies than {self.decks} decks: {' '.join(bad)}")
                 )
+            self.declarers.append(seat)
             ev = {"type": "declare", "seat": seat, "cards": cards}
             return [Decision(ev, obs, self._unsure(cards, scores, problems))]
         if self.phase != "play":
@@ -261,10 +273,11 @@ class Fusion:
                 was = self.bury_count
                 self.bury_count = obs.count
                 self.phase = "play"
-                self.trick = Trick(leader=self.next_leader() or self.banker)
-                seat = self.banker if self.banker is not None else 0
+                banker = self.bury_seat()
+                self.trick = Trick(leader=banker)
+                seat = banker if banker is not None else 0
                 problems = []
-                if self.banker is None:
+                if banker is None:
                     problems.append(("unknown_banker", "bury seen but the banker is not known"))
                 scores = list(obs.scores) or [0.0]
                 ev: dict[str, Any] = {"type": "bury", "seat": seat, "count": obs.count}

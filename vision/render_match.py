@@ -728,3 +728,31 @@ def render_match(
 
 def read_truth(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+
+
+def simulated_hand(profile: str, seed: int, tricks: int | None = None) -> list[dict[str, Any]]:
+    """One hand from the engine's seeded simulator, as record events (first ``tricks`` only)."""
+    from engine.tractor.rules import Rules
+    from engine.tractor.sim import match_events, simulate_match
+
+    match = simulate_match(Rules.load(profile), seed, max_hands=1)
+    events = [e for e in match_events(match) if e["type"] != "match_end"]
+    if tricks is None:
+        return events
+    n = len(next(e for e in events if e["type"] == "match_start")["seats"])
+    out: list[dict[str, Any]] = []
+    plays = 0
+    for e in events:
+        if e["type"] == "play":
+            if plays >= tricks * n:
+                continue
+            plays += 1
+        out.append(e)
+    return out
+
+
+def render_simulated(
+    profile: str, seed: int, out: Path, split: str = "train", tricks: int | None = None
+) -> RenderResult:
+    """``tablescan render-match``: simulate a hand with ``seed`` and render it to ``out``."""
+    return render_match(simulated_hand(profile, seed, tricks), out, seed, split=split)
