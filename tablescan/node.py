@@ -44,7 +44,7 @@ class Detector(Protocol):
     """``vision.detect.CardDetector`` or anything shaped like it. A detector that also has
     ``seek(frame_index)`` is told which frame it reads (the rendered-truth detector needs it)."""
 
-    def detect(self, image: NDArray[np.uint8]) -> Sequence[DetectionLike]: ...
+    def detect(self, image: NDArray[Any]) -> Sequence[DetectionLike]: ...
 
 
 @dataclass

@@ -31,23 +31,22 @@ def run(args: argparse.Namespace) -> int:
     except ConfigError as e:
         log.error("%s", e)
         return 2
-    out = open(args.output or cfg.path.with_name(cfg.table_id + ".jsonl"), "a", encoding="utf-8")
+    path = args.output or cfg.path.with_name(cfg.table_id + ".jsonl")
+    with open(path, "a", encoding="utf-8") as out:
 
-    def on_event(ev: dict[str, object]) -> None:
-        line = dumps_event(ev)
-        out.write(line + "\n")
-        out.flush()
-        print(line, flush=True)
+        def on_event(ev: dict[str, object]) -> None:
+            line = dumps_event(ev)
+            out.write(line + "\n")
+            out.flush()
+            print(line, flush=True)
 
-    try:
-        detector = load_detector(cfg, args.model)
-        source = open_source(args.source or cfg.source, cfg.fps, base=cfg.path.parent)
-        node = TableNode(cfg, detector, NodeHooks(on_event=on_event))
-        stats = run_source(node, source, max_frames=args.max_frames)
-    except (SourceError, CalibrationError, FileNotFoundError, OSError) as e:
-        log.error("%s", e)
-        return 1
-    finally:
-        out.close()
+        try:
+            detector = load_detector(cfg, args.model)
+            source = open_source(args.source or cfg.source, cfg.fps, base=cfg.path.parent)
+            node = TableNode(cfg, detector, NodeHooks(on_event=on_event))
+            stats = run_source(node, source, max_frames=args.max_frames)
+        except (SourceError, CalibrationError, FileNotFoundError, OSError) as e:
+            log.error("%s", e)
+            return 1
     log.info("stopped: %s", stats.as_dict())
     return 0 if not stats.errors else 1
