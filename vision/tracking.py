@@ -25,9 +25,15 @@ BACK = "back"
 class DetectionLike(Protocol):
     """What ``vision.detect.Detection`` offers: one physical card."""
 
-    card: str
-    score: float
-    quad: Any  # 4 × [x, y] image pixels
+    @property
+    def card(self) -> str: ...
+
+    @property
+    def score(self) -> float: ...
+
+    @property
+    def quad(self) -> Any:  # 4 × [x, y] image pixels
+        ...
 
 
 @dataclass(frozen=True)

@@ -35,7 +35,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 def run(args: argparse.Namespace) -> int:
     from engine.record import write_record
     from tablescan.config import ConfigError, load_config
-    from tablescan.node import TableNode, load_detector, run_source
+    from tablescan.node import Detector, TableNode, load_detector, run_source
     from vision.calibration import CalibrationError
     from vision.sources import SourceError, open_source
 
@@ -46,6 +46,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     if args.profile:
         cfg = dataclasses.replace(cfg, profile=args.profile)
+    detector: Detector
     try:
         if args.detector == "labels":
             from vision.render_match import LabelDetector
