@@ -71,6 +71,8 @@ def can_overcall(prev: Declaration, new: Declaration, rules: Rules) -> Verdict:
         if new.count >= prev.count + 1:
             return Verdict(True, "more cards than the previous declaration")
         return Verdict(False, "an overcall needs at least one more card", "illegal_overcall")
+    if mode == "last_shown":
+        return Verdict(True, "the last level card shown sets trump")
     if not new.is_pair:
         return Verdict(False, "an overcall needs a pair", "illegal_overcall")
     if mode == "any_later":

@@ -63,12 +63,16 @@ class Knockback:
 
 @dataclass(frozen=True, slots=True)
 class Penalty:
-    """What an offence costs: points to the other side (flat and/or per card), levels."""
+    """What an offence costs: points to the other side (flat and/or per card), levels.
+
+    ``per`` says what ``per_card`` counts for a failed throw: the cards of the attempted
+    throw (``thrown``) or the cards that could not be thrown (``back``)."""
 
     points: int = 0
     per_card: int = 0
     levels: int = 0
     floor0: bool = False
+    per: str = "thrown"
     note: str = ""
 
 
@@ -156,6 +160,7 @@ class Rules:
     cites: tuple[tuple[str, str], ...] = field(default=(), compare=False)
     inherited: tuple[str, ...] = field(default=(), compare=False)
     path: str = field(default="", compare=False)
+    table: tuple[tuple[str, str], ...] = field(default=(), compare=False)
 
     @classmethod
     def load(cls, profile: str | Path = "standard", **overrides: Any) -> Rules:
@@ -233,13 +238,13 @@ FREE_SECTIONS = ("penalties", "options")
 CHOICES: dict[str, tuple[str, ...]] = {
     "levels.win": ("pass", "complete", "cycle"),
     "throw.against": ("hands", "unplayed"),
-    "throw.forced": ("smallest_failing", "smallest_card"),
+    "throw.forced": ("smallest_failing",),
     "bottom.scheme": ("doubling", "flat", "pairs4", "bonus"),
     "bottom.throw": ("largest_unit", "pair_if_any"),
     "rotation.keep": ("partner", "same"),
     "rotation.lose": ("next",),
     "declare.first_banker": ("first_declarer", "last_declarer", "overcaller"),
-    "declare.overcall": ("none", "pair_ladder", "more_cards", "any_later", "cyclic"),
+    "declare.overcall": ("none", "pair_ladder", "more_cards", "any_later", "last_shown", "cyclic"),
     "declare.overcall_changes_banker": ("never", "first_deal", "always"),
     "declare.fallback": (
         "bottom_first_level_else_highest",
@@ -251,7 +256,14 @@ CHOICES: dict[str, tuple[str, ...]] = {
         "banker_must_declare",
     ),
 }
-PENALTY_KEYS = {"points": int, "per_card": int, "levels": int, "floor0": bool, "note": str}
+PENALTY_KEYS = {
+    "points": int,
+    "per_card": int,
+    "levels": int,
+    "floor0": bool,
+    "per": str,
+    "note": str,
+}
 BAND_KEYS = {
     "min": int,
     "max": int,
@@ -401,6 +413,8 @@ def _penalty(raw: Any, where: str, path: Path) -> Penalty:
         if not isinstance(v, want) or (want is int and isinstance(v, bool)):
             raise ProfileError(f"{path}: key '{where}.{k}': expected {want.__name__}, got {v!r}")
         kw[k] = v
+    if kw.get("per", "thrown") not in ("thrown", "back"):
+        raise ProfileError(f"{path}: key '{where}.per': expected 'thrown' or 'back'")
     return Penalty(**kw)
 
 
@@ -595,6 +609,12 @@ def _build(
         cites=tuple(sorted(cites.items())),
         inherited=tuple(sorted(k for k in all_keys if k not in own and k != "inherits")),
         path=str(path),
+        table=tuple(
+            (f"{s}.{k}" if s else k, repr(v))
+            for s, kv in values.items()
+            for k, v in kv.items()
+            if k != "cite"
+        ),
     )
 
 

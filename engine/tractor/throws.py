@@ -73,18 +73,15 @@ def check_throw(
     if not failing:
         return ThrowCheck(True, list(combo.cards), "no other hand beats any unit")
     shapes = {u.shape for u, _ in failing}
-    if rules.throw.forced == "smallest_card":
-        cands = [u for u in combo.units if u.shape in shapes]
-    else:
-        cands = [u for u in combo.units if u.shape in shapes]
+    cands = [u for u in combo.units if u.shape in shapes]
     forced = min(cands, key=lambda u: (u.size, u.key))
-    by = next(i for u, i in failing if u.shape == forced.shape)
+    beaten, by = next((u, i) for u, i in failing if u.shape == forced.shape)
     back = len(combo.cards) - forced.size
     return ThrowCheck(
         False,
         list(forced.cards),
-        f"{' '.join(str(c) for c in failing[0][0].cards)} can be beaten by hand {failing[0][1]}",
-        failing[0][0].cards,
+        f"{beaten} can be beaten by hand {by}; the smallest {forced.kind} {forced} is forced",
+        beaten.cards,
         by,
         rules.throw.penalty,
         back,
@@ -92,7 +89,9 @@ def check_throw(
 
 
 def throw_penalty_points(check: ThrowCheck, thrown: int) -> int:
-    """Points a failed throw costs: flat plus per card (per card of the attempted throw)."""
+    """Points a failed throw costs: flat plus per card of the attempted throw (``thrown``
+    cards) or per card not thrown (``check.cards_back``), as the profile says."""
     if check.ok or check.penalty is None:
         return 0
-    return check.penalty.points + check.penalty.per_card * thrown
+    n = check.cards_back if check.penalty.per == "back" else thrown
+    return check.penalty.points + check.penalty.per_card * n
