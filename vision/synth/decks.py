@@ -188,14 +188,14 @@ def broken_reason(img: np.ndarray | None, height: int) -> str | None:
     return None
 
 
-def _render_uncached(deck: DeckInfo, eid: str, height: int) -> np.ndarray | None:
+def _rsvg(deck: DeckInfo, eid: str, zoom: float) -> np.ndarray | None:
     exe = shutil.which("rsvg-convert")
     if exe is None:
         raise DeckError("rsvg-convert not found: install librsvg2-bin")
     with tempfile.TemporaryDirectory(prefix="tablescan-render-") as tmp:
         out = Path(tmp) / "card.png"
         r = subprocess.run(
-            [exe, f"--export-id={eid}", "-h", str(height), "-o", str(out), str(deck.path)],
+            [exe, f"--export-id={eid}", "-z", f"{zoom:.5f}", "-o", str(out), str(deck.path)],
             capture_output=True,
             timeout=120,
             check=False,
@@ -207,6 +207,36 @@ def _render_uncached(deck: DeckInfo, eid: str, height: int) -> np.ndarray | None
     if img is not None and img.ndim == 3 and img.shape[2] == 3:
         img = cv2.cvtColor(img, cv2.COLOR_BGR2BGRA)
     return img
+
+
+def _card_box(img: np.ndarray) -> tuple[int, int, int, int] | None:
+    """Box (x, y, w, h) of the largest opaque blob: rsvg's element box often holds empty
+    space around the card (a transform it did not account for), so trim to the ink."""
+    mask = (img[..., 3] > 16).astype(np.uint8)
+    n, _, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    if n <= 1:
+        return None
+    i = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
+    x, y, w, h = (int(v) for v in stats[i, :4])
+    return x, y, w, h
+
+
+def _render_uncached(deck: DeckInfo, eid: str, height: int) -> np.ndarray | None:
+    """Render at zoom 1 to find the card inside rsvg's box, then at the zoom that makes the
+    card ``height`` pixels tall, trimmed to the card and resized to exactly that height."""
+    probe = _rsvg(deck, eid, 1.0)
+    box = _card_box(probe) if probe is not None else None
+    if box is None or box[3] < 4:
+        return None
+    zoom = 1.0 * height * 1.05 / box[3]
+    img = _rsvg(deck, eid, zoom)
+    box = _card_box(img) if img is not None else None
+    if img is None or box is None:
+        return None
+    x, y, w, h = box
+    card = img[y : y + h, x : x + w]
+    width = max(1, round(w * height / h))
+    return cv2.resize(card, (width, height), interpolation=cv2.INTER_AREA)
 
 
 def render_card(deck: DeckInfo, card: str, height: int) -> np.ndarray:
