@@ -1,0 +1,379 @@
+"""The Gouji referee: judge a deal from the match record alone (the shared referee interface of
+CONTRIBUTING.md: ``feed(event) -> rulings``, ``state()``, ``report()``).
+
+It sees what lands on the cloth (``play``), what the seat buttons say (``pass``, ``button``),
+the exchanges of 3s/4s (``exchange``) and a blocked seat's shown 3s (``show`` with
+``what: liang3``). A violation is ruled only when those prove it, always with the ``seq`` of the
+play and of the event that proves it and their evidence ids. An illegal set is withdrawn
+(错牌不出, C5) and counts as that seat's pass; an illegal lead is simply void.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from engine.cards import CardError, parse_cards
+from engine.gouji.plays import Shape, analyse
+from engine.gouji.rules import Rules
+from engine.gouji.scoring import PLACE_NAMES, Outcome, score
+from engine.gouji.table import SEATS, Burn, Table
+
+Event = dict[str, Any]
+
+PENALTY = {
+    "invalid_set": "错牌不出: the set is withdrawn and counts as a pass (C5, L59)",
+    "not_beating": "错牌不出: the set is withdrawn and counts as a pass (C5, L59; L181)",
+    "played_after_pass": "the set is withdrawn: 「本轮再无权发牌」(L34)",
+    "no_right": "the set is withdrawn: 「只有对头才有资格上牌」(L70)",
+    "out_of_turn": "the set is void; the entitled seat leads or answers (C8, C11)",
+    "early_three": "the set is withdrawn: 「不是最后一手牌时不许出3」(L100)",
+    "last_not_three": "无3: the seat takes the lowest free place (大落), hand void (L232, L238)",
+    "illegal_burn": "烧牌不成: the burn is void, the burner takes the lowest free place (L13)",
+    "burn_no_joker": "烧牌失误: the burner takes the lowest free place, hand void (§3.4)",
+}
+_BOTTOM_RULES = ("last_not_three", "burn_no_joker")
+_YIELD = ("yield", "让", "让牌")
+_BURN = ("burn", "烧", "烧牌")
+
+
+class GoujiReferee:
+    """Consumes one table's record events; see the module docstring."""
+
+    def __init__(self, rules: Rules) -> None:
+        self.rules = rules
+        self.events: list[Event] = []
+        self._reset()
+
+    def _reset(self) -> None:
+        self.table: Table | None = None
+        self.hand = 0
+        self.hands: list[dict[str, Any]] = []
+        self.violations: list[dict[str, Any]] = []
+        self.errors: list[dict[str, Any]] = []
+        self.rulings: list[dict[str, Any]] = []
+        self.evidence: dict[int, str | None] = {}
+        self.profile_seen: str | None = None
+
+    # --- the interface -----------------------------------------------------------------------
+    def feed(self, event: Event) -> list[dict[str, Any]]:
+        """Judge one event; returns the rulings it produced. A correction re-judges the whole
+        record with the corrected event, and returns the rulings that changed."""
+        self.events.append(event)
+        if event.get("type") == "correction":
+            before = {_key(r) for r in self.rulings}
+            self._reset()
+            for ev in self._corrected():
+                self._dispatch(ev)
+            return [r for r in self.rulings if _key(r) not in before]
+        start = len(self.rulings)
+        self._dispatch(event)
+        return self.rulings[start:]
+
+    def state(self) -> dict[str, Any]:
+        """A JSON-ready snapshot for the dashboard."""
+        t = self.table
+        if t is None:
+            return {"game": "gouji", "profile": self.rules.id, "hand": self.hand, "live": False}
+        top = t.round.top
+        return {
+            "game": "gouji",
+            "profile": self.rules.id,
+            "hand": self.hand,
+            "live": not t.over,
+            "counts": list(t.counts),
+            "in_play": [s for s in range(SEATS) if t.in_play(s)],
+            "finished": list(t.finished),
+            "bottom": list(t.bottom),
+            "round": {
+                "leader": t.round.leader,
+                "plays": [{"seat": p.seat, "cards": p.cards, "seq": p.seq} for p in t.round.plays],
+                "passes": sorted(t.round.passes),
+                "top": None if top is None else {"seat": top.seat, "cards": top.cards},
+            },
+            "restricted": t.restricted(),
+            "chaos": t.chaos(),
+            "next_leader": t.entitled_leader() if top is None or t.settled() else None,
+            "opened": list(t.opened),
+            "burning": sorted(t.burning),
+            "violations": len(self.violations),
+        }
+
+    def report(self) -> dict[str, Any]:
+        """The ``tablescan judge --json`` document for a Gouji match."""
+        hands = list(self.hands)
+        if self.table is not None:
+            hands.append(self._hand_report(final=False))
+        return {
+            "game": "gouji",
+            "profile": self.rules.id,
+            "hands": hands,
+            "violations": list(self.violations),
+            "errors": list(self.errors),
+            "unjudged": list(self.rules.unjudged),
+        }
+
+    # --- dispatch ------------------------------------------------------------------------------
+    def _corrected(self) -> list[Event]:
+        fixes: dict[int, Event] = {}
+        for ev in self.events:
+            if ev.get("type") == "correction" and isinstance(ev.get("ref"), int):
+                fixes[ev["ref"]] = ev
+        out = []
+        for ev in self.events:
+            if ev.get("type") == "correction":
+                continue
+            fix = fixes.get(ev.get("seq", -1))
+            if fix is not None:
+                ev = copy.deepcopy(ev)
+                skip = ("v", "seq", "t", "type", "ref", "by", "why")
+                ev.update({k: v for k, v in fix.items() if k not in skip})
+            out.append(ev)
+        return out
+
+    def _dispatch(self, ev: Event) -> None:
+        kind = ev.get("type")
+        seq = ev.get("seq", -1)
+        if isinstance(seq, int):
+            self.evidence[seq] = ev.get("evidence")
+        handler = {
+            "match_start": self._match_start,
+            "hand_start": self._hand_start,
+            "play": self._play,
+            "pass": self._pass,
+            "button": self._button,
+            "exchange": self._exchange,
+            "show": self._show,
+            "hand_end": self._hand_end,
+        }.get(str(kind))
+        if handler is None:
+            return  # other events (declare, bury, match_end, ...) say nothing about Gouji
+        handler(ev)
+
+    def _error(self, ev: Event, problem: str) -> None:
+        e = {"type": "error", "at_seq": ev.get("seq"), "problem": problem}
+        self.errors.append(e)
+        self.rulings.append(e)
+
+    def _note(self, ev: Event, what: str, **extra: Any) -> None:
+        self.rulings.append({"type": what, "at_seq": ev.get("seq"), **extra})
+
+    def _violation(
+        self, rule: str, seat: int, at_seq: int, proven_by: int, why: str, cards: list[str]
+    ) -> None:
+        v = {
+            "type": "violation",
+            "rule": rule,
+            "seat": seat,
+            "at_seq": at_seq,
+            "proven_by_seq": proven_by,
+            "evidence": [self.evidence.get(at_seq), self.evidence.get(proven_by)],
+            "cards": cards,
+            "why": why,
+            "penalty": PENALTY.get(rule, ""),
+            "hand": self.hand,
+        }
+        self.violations.append(v)
+        self.rulings.append(v)
+
+    def _match_start(self, ev: Event) -> None:
+        self.profile_seen = str(ev.get("profile"))
+        if ev.get("game") != "gouji":
+            self._error(ev, f"match_start game {ev.get('game')!r}: this referee judges gouji")
+        if self.profile_seen != self.rules.id:
+            self._error(
+                ev, f"profile {self.profile_seen!r} in the record, judged as {self.rules.id}"
+            )
+        if len(ev.get("seats", [])) != SEATS:
+            self._error(ev, f"seats: Gouji needs {SEATS} players, got {len(ev.get('seats', []))}")
+
+    def _hand_start(self, ev: Event) -> None:
+        if self.table is not None:
+            self.hands.append(self._hand_report(final=False))
+        banker = ev.get("banker")
+        self.hand = int(ev.get("hand", self.hand + 1))
+        self.table = Table(self.rules, banker if isinstance(banker, int) else 0)
+
+    def _live(self, ev: Event) -> Table | None:
+        t = self.table
+        if t is None:
+            self._error(ev, f"{ev.get('type')} before any hand_start")
+            return None
+        seat = ev.get("seat")
+        if not isinstance(seat, int) or not 0 <= seat < SEATS:
+            self._error(ev, f"seat {seat!r}: expected 0–{SEATS - 1}")
+            return None
+        if t.over:
+            self._error(ev, "the deal is over: every place is decided")
+            return None
+        return t
+
+    def _exchange(self, ev: Event) -> None:
+        t = self._live(ev)
+        if t is None:
+            return
+        giver, to, count = ev["seat"], ev.get("to"), ev.get("count", 1)
+        if not isinstance(to, int) or not 0 <= to < SEATS or not isinstance(count, int):
+            self._error(ev, f"exchange: bad receiver {to!r} or count {count!r}")
+            return
+        if str(ev.get("what")) in ("buy", "买3", "买4"):
+            return  # bought: paid for with as many cards, counts stay (C2)
+        t.counts[giver] -= count
+        t.counts[to] += count
+
+    def _pass(self, ev: Event) -> None:
+        t = self._live(ev)
+        if t is None:
+            return
+        seat = ev["seat"]
+        if t.round.top is None:
+            self._error(ev, f"seat {seat} passed on a lead: the leader must play")
+            return
+        t.pass_(seat)
+
+    def _button(self, ev: Event) -> None:
+        t = self._live(ev)
+        if t is None:
+            return
+        what = str(ev.get("what"))
+        if what in _YIELD:
+            t.round.yielded.add(ev["seat"])
+            self._note(ev, "yield", seat=ev["seat"])
+        elif what in _BURN:
+            self._note(ev, "burn_declared", seat=ev["seat"])
+
+    def _show(self, ev: Event) -> None:
+        t = self._live(ev)
+        if t is None or ev.get("what") != "liang3":
+            return
+        seat = ev["seat"]
+        try:
+            cards = parse_cards(ev.get("cards", []))
+        except CardError as e:
+            self._error(ev, f"show cards: {e}")
+            return
+        if not self.rules.bie3.enabled:
+            self._note(ev, "note", why="亮3 shown, but this profile plays no 憋3")
+            return
+        if any(c.rank != "3" for c in cards) or len(cards) != t.counts[seat]:
+            self._error(
+                ev,
+                f"亮3 by seat {seat}: {len(cards)} cards shown, {t.counts[seat]} held,"
+                " all 3s needed",
+            )
+            return
+        blocker = t.blocked_by(seat)
+        if blocker is None:
+            self._error(ev, f"亮3 by seat {seat}: its last set this round was not beaten")
+            return
+        t.blocks.append((blocker, seat, ev.get("seq", -1)))
+        t.assign_bottom(seat)
+        self._note(ev, "blocked", seat=seat, by=blocker)
+
+    def _play(self, ev: Event) -> None:
+        t = self._live(ev)
+        if t is None:
+            return
+        seat, seq = ev["seat"], ev.get("seq", -1)
+        if not t.in_play(seat):
+            self._error(ev, f"seat {seat} is out of the deal and holds no cards")
+            return
+        try:
+            cards = [str(c) for c in parse_cards(ev.get("cards", []))]
+        except CardError as e:
+            self._error(ev, f"play cards: {e}")
+            return
+        shape = analyse(cards, self.rules)
+        top = t.round.top
+        if not isinstance(shape, Shape):
+            self._violation("invalid_set", seat, seq, seq, shape, cards)
+            if top is not None and seat != top.seat:
+                t.pass_(seat)
+            return
+        if shape.count > t.counts[seat]:
+            self._error(ev, f"seat {seat} played {shape.count} cards but holds {t.counts[seat]}")
+            return
+        verdict = t.judge(seat, shape)
+        if verdict.rule is not None:
+            self._violation(verdict.rule, seat, seq, seq, verdict.why, cards)
+            if verdict.rule in _BOTTOM_RULES:
+                burn = t.burning.get(seat)
+                if burn is not None and verdict.rule == "burn_no_joker":
+                    burn.failed = True
+                t.assign_bottom(seat)
+            elif verdict.kind in ("answer", "burn", "kill") and verdict.rule != "out_of_turn":
+                t.pass_(seat)
+            return
+        burn = t.burning.get(seat)
+        news = t.play(seat, cards, shape, verdict.kind, seq)
+        for n in news:
+            self._note(ev, n, seat=seat)
+        if "finish" in news:
+            if burn is not None and self.rules.burn.entry_formula:
+                self._check_entry(burn, seat, seq)
+            self._note(ev, "place", seat=seat, place=len(t.finished))
+
+    def _check_entry(self, burn: Burn, seat: int, seq: int) -> None:
+        """changshi: N − J ≤ 2 over the burner's hand, provable once he is out (L31)."""
+        ranks = {s.rank for s in burn.sets if s.rank is not None and s.rank <= 14}
+        jokers = sum(s.big + s.small for s in burn.sets)
+        if len(ranks) - jokers > 2:
+            t = self.table
+            assert t is not None
+            burn.failed = True
+            t.finished.remove(seat)
+            t.bottom.append(seat)
+            why = f"套数 {len(ranks)} − 鬼数 {jokers} > 2 (L31)"
+            self._violation("illegal_burn", seat, burn.seq, seq, why, [])
+
+    def _hand_end(self, ev: Event) -> None:
+        if self.table is None:
+            self._error(ev, "hand_end before any hand_start")
+            return
+        if not self.table.over:
+            self._error(ev, "hand_end before every place was decided")
+        self.hands.append(self._hand_report(final=True))
+        self.table = None
+
+    def _hand_report(self, final: bool) -> dict[str, Any]:
+        t = self.table
+        assert t is not None
+        rounds = [*t.history, *([t.round] if t.round.plays else [])]
+        places = t.places()
+        outcome = Outcome(places, list(t.opened), list(t.open_count), t.burns, t.blocks, t.kills)
+        return {
+            "hand": self.hand,
+            "final": final and t.over,
+            "finishing_order": places,
+            "places": {str(seat): PLACE_NAMES[i] for i, seat in enumerate(places)},
+            "rounds": [
+                {
+                    "leader": r.leader,
+                    "plays": [
+                        {"seat": p.seat, "cards": p.cards, "seq": p.seq, "kind": p.kind}
+                        for p in r.plays
+                    ],
+                    "winner": r.plays[-1].seat,
+                }
+                for r in rounds
+            ],
+            "opened": list(t.opened),
+            "burns": [
+                {
+                    "seat": b.seat,
+                    "victim": b.victim,
+                    "seq": b.seq,
+                    "void": b.void,
+                    "failed": b.failed,
+                    "beaten": b.beaten,
+                }
+                for b in t.burns
+            ],
+            "blocks": [{"blocker": a, "victim": b, "seq": s} for a, b, s in t.blocks],
+            "scores": score(self.rules, outcome, list(t.finished)),
+            "violations": [v for v in self.violations if v["hand"] == self.hand],
+        }
+
+
+def _key(r: dict[str, Any]) -> tuple[Any, ...]:
+    return (r.get("type"), r.get("rule"), r.get("seat"), r.get("at_seq"), r.get("problem"))

@@ -1,0 +1,283 @@
+"""Gouji rule profiles: one TOML file per tournament sheet in ``profiles/``.
+
+Every profile but ``gouji-core`` names ``inherits = "gouji-core"`` and overrides only what its
+sheet says; each overridden key must carry a citation in the profile's ``[cite]`` table, so a
+rule never enters the engine without the sheet line that justifies it. A bad file, key or value
+is a ``ProfileError`` naming the file and the key.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, fields
+from importlib import resources
+from typing import Any
+
+CORE_ID = "gouji-core"
+
+
+class ProfileError(ValueError):
+    """A profile file that cannot be loaded; the message names the file and the key."""
+
+
+@dataclass(frozen=True, slots=True)
+class SetRules:
+    """What one play may hold and how plays compare (GOUJI.md C5, C6, §3.1)."""
+
+    tieqian: bool  # 贴钱: 2s attached as ordinary cards of the set's rank
+    joker_compare: str  # two_part | dead_big (16tiao: big-joker sets are 死牌)
+    two_big_kill_one: str  # off | on | free (free: not a burn, ignores a pass; dianshao)
+    three_twos_beat_big: bool  # bie3: three 2s stand for one joker above the big joker
+    fours_bare: bool  # 4s take no attachments
+
+
+@dataclass(frozen=True, slots=True)
+class GoujiThresholds:
+    """Smallest count of a natural rank that is 够级 (C7); ranks absent are never 够级."""
+
+    table: dict[str, int]
+
+
+@dataclass(frozen=True, slots=True)
+class FlowRules:
+    """Turn flow (C8–C14)."""
+
+    pass_duitou_exception: bool  # a pass does not bar answering one's 对头 (C9)
+    rangpai: bool  # 让牌 exists (C10)
+    chaos_after: int  # 四户乱缠 once this many players went out (C14)
+
+
+@dataclass(frozen=True, slots=True)
+class BurnRules:
+    """烧牌 (C18, §3.4)."""
+
+    allowed: bool
+    min_players: int  # players still in play needed to burn (changshi: 5)
+    after_pass: bool  # may a seat burn after it passed this round
+    entry_formula: bool  # changshi: N - J <= 2 over the burner's hand
+    joker_exempt_first: bool  # the burning set itself needs no joker
+    success: str  # go_out | top2 | first_set
+    void_if_killed_by_duitou: bool  # the burner's own 对头 beats the burn: void, no penalty
+
+
+@dataclass(frozen=True, slots=True)
+class Bie3Rules:
+    """憋3: 3s only as the very last set (C5, §3.2)."""
+
+    enabled: bool
+
+
+@dataclass(frozen=True, slots=True)
+class KaidianRules:
+    """开点 (C18, §3.3)."""
+
+    sets: tuple[str, ...]  # pure | with_twos | single_two | multi_twos | small_joker
+    fa4: bool  # 开点发4: the lead after the set stood must be the 4s
+    window: int  # closes once this many players went out
+    close_on_duitou_out: bool  # dianshao: no 开点 once one's 对头 is out
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreRules:
+    """Score table and extras (§3.7). Extras are per event, to the seat named."""
+
+    places: tuple[int, ...]  # 头科 … 大落
+    places_stated: bool  # False where the sheet gives no table (core fallback used)
+    team_scoring: bool
+    chuansanhu_team: int  # 0: no special score; else the sweeping team's total
+    chuansanhu_loser_zero: bool
+    positive_only: bool  # net the teams, record only the positive side
+    burn: int
+    burn_victim: int
+    burn_teammate: bool  # does a burn on a teammate score
+    bie3: int
+    bie3_victim: int
+    bie3_teammate: bool
+    kaidian_both: int  # per seat, by (self opened, 对头 opened)
+    kaidian_neither: int
+    kaidian_won: int  # self opened, 对头 not
+    kaidian_lost: int  # self not, 对头 opened
+    kaidian_per_open: int
+    two_kill_one: int
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    """One Gouji profile, merged over ``gouji-core``. Load with ``Rules.load(ID)``."""
+
+    id: str
+    title: str
+    lines: str
+    sets: SetRules
+    gouji: GoujiThresholds
+    flow: FlowRules
+    burn: BurnRules
+    bie3: Bie3Rules
+    kaidian: KaidianRules
+    score: ScoreRules
+    cite: dict[str, str]
+    unjudged: tuple[str, ...]
+
+    @staticmethod
+    def load(profile_id: str, options: dict[str, Any] | None = None) -> Rules:
+        """The profile ``profile_id`` (e.g. ``gouji-bie3``), with optional overrides
+        ``{"section.key": value}`` applied last."""
+        return load_profile(profile_id, options)
+
+    @staticmethod
+    def ids() -> list[str]:
+        """Every profile shipped in ``profiles/``."""
+        folder = resources.files("engine.gouji").joinpath("profiles")
+        return sorted(p.name[:-5] for p in folder.iterdir() if p.name.endswith(".toml"))
+
+
+_SECTIONS: dict[str, type] = {
+    "sets": SetRules,
+    "flow": FlowRules,
+    "burn": BurnRules,
+    "bie3": Bie3Rules,
+    "kaidian": KaidianRules,
+    "score": ScoreRules,
+}
+_CHOICES = {
+    "sets.joker_compare": ("two_part", "dead_big"),
+    "sets.two_big_kill_one": ("off", "on", "free"),
+    "burn.success": ("go_out", "top2", "first_set"),
+}
+_KAIDIAN_SETS = ("pure", "with_twos", "single_two", "multi_twos", "small_joker")
+_GOUJI_RANKS = ("joker", "2", "A", "K", "Q", "J", "10", "9", "8", "7", "6", "5", "4", "3")
+
+
+def _read(profile_id: str) -> tuple[str, dict[str, Any]]:
+    name = f"{profile_id}.toml"
+    path = resources.files("engine.gouji").joinpath("profiles").joinpath(name)
+    where = f"engine/gouji/profiles/{name}"
+    if not path.is_file():
+        known = ", ".join(Rules.ids())
+        raise ProfileError(f"{where}: no such Gouji profile {profile_id!r} (known: {known})")
+    try:
+        return where, tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as e:
+        raise ProfileError(f"{where}: not valid TOML: {e}") from None
+
+
+def _check(where: str, key: str, value: Any, want: Any) -> Any:
+    """Validate one value against the dataclass field type (as a string annotation)."""
+    bad = ProfileError(f"{where}: key {key}: expected {want}, got {value!r}")
+    if want == "bool":
+        if not isinstance(value, bool):
+            raise bad
+    elif want == "int":
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise bad
+    elif want == "str":
+        if not isinstance(value, str):
+            raise bad
+        if key in _CHOICES and value not in _CHOICES[key]:
+            raise ProfileError(f"{where}: key {key}: {value!r} is not one of {_CHOICES[key]}")
+    elif want == "tuple[int, ...]":
+        if not isinstance(value, list) or not all(
+            isinstance(v, int) and not isinstance(v, bool) for v in value
+        ):
+            raise bad
+        value = tuple(value)
+        if key == "score.places" and len(value) != 6:
+            raise ProfileError(f"{where}: key {key}: needs 6 numbers (头科 … 大落)")
+    elif want == "tuple[str, ...]":
+        if not isinstance(value, list) or not all(v in _KAIDIAN_SETS for v in value):
+            raise ProfileError(f"{where}: key {key}: expected a list from {_KAIDIAN_SETS}")
+        value = tuple(value)
+    return value
+
+
+def _merge(
+    where: str, base: dict[str, Any], over: dict[str, Any], core: bool
+) -> tuple[dict[str, Any], list[str]]:
+    """Deep-merge ``over`` into ``base`` section by section; returns the keys set."""
+    out = {k: dict(v) if isinstance(v, dict) else v for k, v in base.items()}
+    touched: list[str] = []
+    allowed = {"inherits", "id", "title", "lines", "cite", "unjudged", "gouji", *_SECTIONS}
+    for section, body in over.items():
+        if section not in allowed:
+            raise ProfileError(f"{where}: unknown key {section!r} (known: {sorted(allowed)})")
+        if section in _SECTIONS or section == "gouji":
+            if not isinstance(body, dict):
+                raise ProfileError(f"{where}: key {section}: expected a table")
+            names = (
+                set(_GOUJI_RANKS)
+                if section == "gouji"
+                else {f.name for f in fields(_SECTIONS[section])}
+            )
+            target = out.setdefault(section, {})
+            for key, value in body.items():
+                if key not in names:
+                    raise ProfileError(
+                        f"{where}: unknown key {section}.{key} (known: {sorted(names)})"
+                    )
+                target[key] = value
+                touched.append(f"{section}.{key}")
+        elif section == "unjudged" and isinstance(body, list):
+            out[section] = [*base.get("unjudged", []), *body]
+        else:
+            out[section] = body
+    if not core:
+        for key in ("id", "title", "lines"):
+            if key not in over:
+                raise ProfileError(f"{where}: missing key {key!r}")
+    return out, touched
+
+
+def load_profile(profile_id: str, options: dict[str, Any] | None = None) -> Rules:
+    """Read ``gouji-core``, merge the profile over it, check every key and citation."""
+    core_where, core = _read(CORE_ID)
+    merged, _ = _merge(core_where, {}, core, core=True)
+    where = core_where
+    cite: dict[str, str] = {}
+    if profile_id == CORE_ID:
+        over = core
+    else:
+        where, over = _read(profile_id)
+        if over.get("inherits") != CORE_ID:
+            raise ProfileError(f"{where}: key inherits: must be {CORE_ID!r} (explicit inheritance)")
+        merged, touched = _merge(where, merged, over, core=False)
+        raw_cite = over.get("cite", {})
+        if not isinstance(raw_cite, dict):
+            raise ProfileError(f"{where}: key cite: expected a table of key = quote")
+        for key in touched:
+            if not isinstance(raw_cite.get(key), str) or not raw_cite[key].strip():
+                raise ProfileError(f"{where}: key {key}: overridden without a [cite] entry")
+        cite = {str(k): str(v) for k, v in raw_cite.items()}
+    if over.get("id", profile_id) != profile_id:
+        raise ProfileError(f"{where}: key id: {over.get('id')!r} does not match the file name")
+    for dotted, value in (options or {}).items():
+        section, _, key = str(dotted).partition(".")
+        if section not in merged or not isinstance(merged[section], dict) or not key:
+            raise ProfileError(f"options: key {dotted!r}: unknown (use 'section.key')")
+        merged[section][key] = value
+    built: dict[str, Any] = {}
+    for section, cls in _SECTIONS.items():
+        body = merged.get(section, {})
+        kwargs = {}
+        for f in fields(cls):
+            key = f"{section}.{f.name}"
+            if f.name not in body:
+                raise ProfileError(f"{where}: missing key {key}")
+            kwargs[f.name] = _check(where, key, body[f.name], f.type)
+        built[section] = cls(**kwargs)
+    table: dict[str, int] = {}
+    for rank, value in merged.get("gouji", {}).items():
+        if rank not in _GOUJI_RANKS:
+            raise ProfileError(f"{where}: unknown key gouji.{rank}")
+        table[rank] = _check(where, f"gouji.{rank}", value, "int")
+    unjudged = merged.get("unjudged", [])
+    if not isinstance(unjudged, list) or not all(isinstance(u, str) for u in unjudged):
+        raise ProfileError(f"{where}: key unjudged: expected a list of strings")
+    return Rules(
+        id=profile_id,
+        title=str(merged.get("title", profile_id)),
+        lines=str(merged.get("lines", "")),
+        gouji=GoujiThresholds(table),
+        cite=cite,
+        unjudged=tuple(unjudged),
+        **built,
+    )

@@ -1,0 +1,102 @@
+"""Each sheet's score for one deal (GOUJI.md §3.7): place table, 串三户, 开点 per 对门 pair,
+burns, 憋3, two-kills-one, and "only positive scores recorded" where a sheet says so.
+
+Every point carries an item naming what earned it, so a referee can read the sum back.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from engine.gouji.rules import Rules
+from engine.gouji.table import SEATS, Burn, duitou, same_team
+
+PLACE_NAMES = ("头科", "二科", "三科", "四科", "二落", "大落")
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What scoring needs from a finished deal."""
+
+    places: list[int]  # seats, 头科 first
+    opened: list[bool]
+    open_count: list[int]
+    burns: list[Burn]
+    blocks: list[tuple[int, int, int]]  # (blocker, victim, seq)
+    kills: list[tuple[int, int]]  # (seat, seq)
+
+
+def burn_succeeded(b: Burn, places: list[int], rules: Rules, went_out: list[int]) -> bool:
+    """Per profile: going out (16tiao), 头科/二科 (jinan), or the first set standing (kelamayi)."""
+    if b.void or b.failed:
+        return False
+    if rules.burn.success == "first_set":
+        return not b.beaten
+    if b.seat not in went_out:
+        return False
+    if rules.burn.success == "top2":
+        return went_out.index(b.seat) < 2
+    return True
+
+
+def score(rules: Rules, out: Outcome, went_out: list[int]) -> dict[str, Any]:
+    """Per-seat points with their items, team totals and the recorded result."""
+    s = rules.score
+    seat_pts = [0] * SEATS
+    items: list[list[dict[str, Any]]] = [[] for _ in range(SEATS)]
+
+    def add(seat: int, what: str, pts: int) -> None:
+        if pts:
+            seat_pts[seat] += pts
+            items[seat].append({"what": what, "points": pts})
+
+    complete = len(out.places) == SEATS
+    if complete:
+        for i, seat in enumerate(out.places):
+            add(seat, PLACE_NAMES[i], s.places[i])
+    sweep = complete and len({p % 2 for p in out.places[:3]}) == 1
+    if sweep and s.chuansanhu_team:
+        winners = out.places[:3]
+        add(winners[0], "串三户", s.chuansanhu_team - sum(s.places[:3]))
+        if s.chuansanhu_loser_zero:
+            for i, seat in enumerate(out.places[3:], start=3):
+                add(seat, "串三户 (负方不得分)", -s.places[i])
+    for seat in range(SEATS):
+        me, him = out.opened[seat], out.opened[duitou(seat)]
+        pts = {
+            (True, True): s.kaidian_both,
+            (False, False): s.kaidian_neither,
+            (True, False): s.kaidian_won,
+            (False, True): s.kaidian_lost,
+        }[(me, him)]
+        add(seat, "开点" if me else "未开点", pts)
+        add(seat, f"打点 ×{out.open_count[seat]}", s.kaidian_per_open * out.open_count[seat])
+    for b in out.burns:
+        if not burn_succeeded(b, out.places, rules, went_out):
+            continue
+        if same_team(b.seat, b.victim) and not s.burn_teammate:
+            continue
+        add(b.seat, "烧牌", s.burn)
+        add(b.victim, "被烧", s.burn_victim)
+    for blocker, victim, _seq in out.blocks:
+        if same_team(blocker, victim) and not s.bie3_teammate:
+            continue
+        add(blocker, "憋3", s.bie3)
+        add(victim, "被憋3", s.bie3_victim)
+    for seat, _seq in out.kills:
+        add(seat, "二杀一", s.two_kill_one)
+    teams = [sum(seat_pts[i] for i in range(t, SEATS, 2)) for t in (0, 1)]
+    if s.positive_only:
+        net = teams[0] - teams[1]
+        recorded = [max(net, 0), max(-net, 0)]
+    else:
+        recorded = list(teams)
+    return {
+        "seats": seat_pts,
+        "items": items,
+        "teams": teams,
+        "recorded": recorded,
+        "chuansanhu": sweep,
+        "complete": complete,
+    }
