@@ -2,9 +2,9 @@
  * Python host can be tested against the very C that runs on the ATmega328P.
  *
  *   seatsim TTY EEPROM_FILE [SEATS]
- * stdin, one command a line: "press SEAT BUTTON [long]", "reset", "quit".
+ * stdin, one command a line: "press SEAT BUTTON [long]", "status", "reset", "quit".
  * stdout, one line a change: "ready", "out leds=.. alarm=A buzz=B id=I lost=L", "session 0|1",
- * "press ok|full SEAT BUTTON". */
+ * "press ok|full SEAT BUTTON", "status pending N boot B session S". */
 #define _DEFAULT_SOURCE
 #include <fcntl.h>
 #include <poll.h>
@@ -104,7 +104,10 @@ static int command(char *line)
     char kind[8] = "";
     if (strncmp(line, "quit", 4) == 0)
         return 0;
-    if (strncmp(line, "reset", 5) == 0) {
+    if (strncmp(line, "status", 6) == 0) {
+        printf("status pending %u boot %u session %u\n", board_pending(), board_boot(),
+               board_session());
+    } else if (strncmp(line, "reset", 5) == 0) {
         boot(RR_EXTERNAL);
     } else if (sscanf(line, "press %u %u %7s", &s, &k, kind) >= 2) {
         uint8_t ok = board_press((uint8_t)s, (uint8_t)k,
