@@ -1,0 +1,331 @@
+"""Card detector: one ONNX model, run with onnxruntime alone (no torch at run time).
+
+Why two stages: the rank and suit printed in a card's index corner are what survive
+overlap (fans, piles, a hand over the card), and they are tiny in a whole 1280×720 table
+frame. So a light fully-convolutional *localiser* looks at the whole frame, downscaled, and
+finds every index corner (with the card's orientation, size and a vector to the card centre)
+and every face-down card; then a small *classifier* reads each index from a rectified crop
+taken from the full-resolution frame. Index corners that point at the same card centre from
+opposite sides are one physical card, so two copies of a card count as two.
+
+Both networks live in one ONNX graph with two inputs: ``image`` (1×3×H×W, BGR 0..255) →
+``loc`` (1×14×H/4×W/4) and ``crops`` (N×3×40×28) → ``cls`` (N×55 probabilities).
+
+CLI (a stable contract): ``python -m vision.detect --json IMAGE [IMAGE ...]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import math
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from engine.cards import RANKS, SUITS
+
+log = logging.getLogger(__name__)
+
+DEFAULT_MODEL = Path(__file__).resolve().parent.parent / "models" / "cards.onnx"
+
+#: Classifier classes: the 54 faces in the shared notation, then "none" (not an index).
+FACES: tuple[str, ...] = (*(r + s for s in SUITS for r in RANKS), "BJ", "SJ")
+NONE = "none"
+CLASSES: tuple[str, ...] = (*FACES, NONE)
+BACK = "back"
+
+# Geometry, in units of the card height h, in an index corner's own upright frame
+# (x to the right, y down, origin at the card's corner):
+CROP_X0, CROP_X1 = -0.02, 0.22  # the crop window the classifier reads
+CROP_Y0, CROP_Y1 = -0.02, 0.32
+ANCHOR_X, ANCHOR_Y = 0.10, 0.15  # where the localiser puts the index's heat peak
+CROP_W, CROP_H = 28, 40  # classifier input size in pixels
+CARD_ASPECT = 0.7  # width / height assumed when drawing a card's quad
+
+LOC_LONG = 512  # the localiser sees the frame with its long side this many pixels
+LOC_STRIDE = 4  # one localiser output cell per 4×4 input pixels
+LOC_PAD = 32  # localiser input sides are multiples of this
+H_REF = 64.0  # log-size channels predict log(card height in localiser pixels / H_REF)
+
+# Localiser channels.
+CH_IDX_HEAT, CH_IDX_OFF, CH_IDX_DOWN, CH_IDX_LOGH, CH_IDX_CTR = 0, 1, 3, 5, 6
+CH_BACK_HEAT, CH_BACK_OFF, CH_BACK_ANG2, CH_BACK_LOGH = 8, 9, 11, 13
+LOC_CHANNELS = 14
+
+
+@dataclass(frozen=True, slots=True)
+class Thresholds:
+    """Decision thresholds, fixed on held-out *synthetic* scenes (never on real photos)."""
+
+    index_heat: float = 0.35
+    back_heat: float = 0.4
+    card_score: float = 0.5
+    max_peaks: int = 200
+
+
+@dataclass(frozen=True, slots=True)
+class Detection:
+    """One physical card: its face (shared notation) or ``"back"``, a confidence in 0..1
+    and its outline as four image-pixel corners (top-left, top-right, bottom-right,
+    bottom-left of the card as its index reads upright)."""
+
+    card: str
+    score: float
+    quad: tuple[tuple[float, float], ...] = field(default_factory=tuple)
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "card": self.card,
+            "score": round(self.score, 4),
+            "quad": [[round(x, 1), round(y, 1)] for x, y in self.quad],
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class IndexPeak:
+    """One index corner found by the localiser, in full-frame pixels."""
+
+    x: float
+    y: float
+    down: tuple[float, float]  # unit vector: the index's "down" direction in the image
+    height: float  # card height in pixels
+    centre: tuple[float, float]  # predicted card centre
+    heat: float
+
+
+def index_crop_matrix(peak: IndexPeak) -> np.ndarray:
+    """2×3 affine map from full-frame pixels to the classifier's CROP_W×CROP_H window."""
+    dx, dy = peak.down
+    rx, ry = -dy, dx  # the index's "right": down rotated by -90° (image y points down)
+    h = peak.height
+    # corner of the card = anchor - (ANCHOR_X * r + ANCHOR_Y * d) * h
+    ox = peak.x - (ANCHOR_X * rx + ANCHOR_Y * dx) * h
+    oy = peak.y - (ANCHOR_X * ry + ANCHOR_Y * dy) * h
+    sx = CROP_W / ((CROP_X1 - CROP_X0) * h)
+    sy = CROP_H / ((CROP_Y1 - CROP_Y0) * h)
+    # crop (u, v) = (s_x * (r·(p - o) - X0 h), s_y * (d·(p - o) - Y0 h))
+    return np.array(
+        [
+            [sx * rx, sx * ry, -sx * (rx * ox + ry * oy) - sx * CROP_X0 * h],
+            [sy * dx, sy * dy, -sy * (dx * ox + dy * oy) - sy * CROP_Y0 * h],
+        ],
+        dtype=np.float64,
+    )
+
+
+def card_quad(
+    centre: tuple[float, float], down: tuple[float, float], height: float
+) -> tuple[tuple[float, float], ...]:
+    """The card outline from its centre, its upright "down" vector and its height."""
+    cx, cy = centre
+    dx, dy = down
+    rx, ry = -dy, dx
+    hw, hh = CARD_ASPECT * height / 2, height / 2
+    return tuple(
+        (cx + sr * hw * rx + sd * hh * dx, cy + sr * hw * ry + sd * hh * dy)
+        for sr, sd in ((-1, -1), (1, -1), (1, 1), (-1, 1))
+    )
+
+
+def loc_input(bgr: np.ndarray) -> tuple[np.ndarray, float]:
+    """The localiser's input tensor for a frame, and the frame→input scale."""
+    h, w = bgr.shape[:2]
+    s = LOC_LONG / max(h, w)
+    nw, nh = max(1, round(w * s)), max(1, round(h * s))
+    small = cv2.resize(bgr, (nw, nh), interpolation=cv2.INTER_AREA)
+    ph, pw = -nh % LOC_PAD, -nw % LOC_PAD
+    if ph or pw:
+        small = cv2.copyMakeBorder(small, 0, ph, 0, pw, cv2.BORDER_CONSTANT, value=(0, 0, 0))
+    return np.ascontiguousarray(small.transpose(2, 0, 1)[None], dtype=np.float32), s
+
+
+def _peaks(heat: np.ndarray, thr: float, limit: int) -> list[tuple[int, int, float]]:
+    """Local maxima (3×3) of a heat map above ``thr``, strongest first."""
+    dil = cv2.dilate(heat, np.ones((3, 3), np.uint8))
+    ys, xs = np.nonzero((heat >= dil) & (heat >= thr))
+    vals = heat[ys, xs]
+    order = np.argsort(-vals)[:limit]
+    return [(int(ys[i]), int(xs[i]), float(vals[i])) for i in order]
+
+
+def _unit(x: float, y: float) -> tuple[float, float]:
+    n = math.hypot(x, y) or 1.0
+    return x / n, y / n
+
+
+def decode_indices(loc: np.ndarray, scale: float, t: Thresholds) -> list[IndexPeak]:
+    """Index-corner peaks of the localiser output, mapped to full-frame pixels."""
+    out: list[IndexPeak] = []
+    k = LOC_STRIDE / scale
+    for gy, gx, v in _peaks(loc[CH_IDX_HEAT], t.index_heat, t.max_peaks):
+        ox, oy = loc[CH_IDX_OFF : CH_IDX_OFF + 2, gy, gx]
+        x, y = (gx + 0.5 + float(ox)) * k, (gy + 0.5 + float(oy)) * k
+        down = _unit(*(float(c) for c in loc[CH_IDX_DOWN : CH_IDX_DOWN + 2, gy, gx]))
+        h = H_REF * math.exp(float(np.clip(loc[CH_IDX_LOGH, gy, gx], -4, 4))) / scale
+        cx, cy = (float(c) for c in loc[CH_IDX_CTR : CH_IDX_CTR + 2, gy, gx])
+        out.append(IndexPeak(x, y, down, h, (x + cx * h, y + cy * h), v))
+    return out
+
+
+def decode_backs(loc: np.ndarray, scale: float, t: Thresholds) -> list[Detection]:
+    """Face-down cards: centre peaks with a 180°-symmetric angle and a size."""
+    out: list[Detection] = []
+    k = LOC_STRIDE / scale
+    for gy, gx, v in _peaks(loc[CH_BACK_HEAT], t.back_heat, t.max_peaks):
+        ox, oy = loc[CH_BACK_OFF : CH_BACK_OFF + 2, gy, gx]
+        x, y = (gx + 0.5 + float(ox)) * k, (gy + 0.5 + float(oy)) * k
+        c2, s2 = (float(c) for c in loc[CH_BACK_ANG2 : CH_BACK_ANG2 + 2, gy, gx])
+        ang = math.atan2(s2, c2) / 2  # angle of the card's down vector from +y, mod 180°
+        down = (-math.sin(ang), math.cos(ang))
+        h = H_REF * math.exp(float(np.clip(loc[CH_BACK_LOGH, gy, gx], -4, 4))) / scale
+        out.append(Detection(BACK, v, card_quad((x, y), down, h)))
+    return out
+
+
+def group_cards(
+    peaks: list[IndexPeak], labels: list[str], scores: list[float], t: Thresholds
+) -> list[Detection]:
+    """Index corners → physical cards.
+
+    Two corners are one card only when they read the same face, sit at opposite ends of it
+    (their "down" vectors point against each other) and predict nearly the same centre;
+    two same-side corners of one face are always two copies (a fan of a pair)."""
+    items = [
+        (p, lab, sc)
+        for p, lab, sc in zip(peaks, labels, scores, strict=True)
+        if lab != NONE and sc >= t.card_score
+    ]
+    used = [False] * len(items)
+    pairs: list[tuple[float, int, int]] = []
+    for i, (p, lab, _) in enumerate(items):
+        for j in range(i + 1, len(items)):
+            q, lab2, _ = items[j]
+            if lab2 != lab or p.down[0] * q.down[0] + p.down[1] * q.down[1] > -0.5:
+                continue
+            d = math.dist(p.centre, q.centre)
+            if d < 0.2 * min(p.height, q.height):
+                pairs.append((d, i, j))
+    out: list[Detection] = []
+    for _, i, j in sorted(pairs):
+        if used[i] or used[j]:
+            continue
+        used[i] = used[j] = True
+        (p, lab, s1), (q, _, s2) = items[i], items[j]
+        centre = ((p.centre[0] + q.centre[0]) / 2, (p.centre[1] + q.centre[1]) / 2)
+        down = _unit(p.down[0] - q.down[0], p.down[1] - q.down[1])
+        out.append(Detection(lab, max(s1, s2), card_quad(centre, down, (p.height + q.height) / 2)))
+    for i, (p, lab, sc) in enumerate(items):
+        if not used[i]:
+            out.append(Detection(lab, sc, card_quad(p.centre, p.down, p.height)))
+    return out
+
+
+class ModelError(RuntimeError):
+    """The ONNX model file is missing or is not a card model."""
+
+
+class CardDetector:
+    """``CardDetector(model_path).detect(bgr) -> list[Detection]``: one per physical card."""
+
+    def __init__(
+        self, model_path: str | Path = DEFAULT_MODEL, thresholds: Thresholds | None = None
+    ) -> None:
+        import onnxruntime as ort
+
+        path = Path(model_path)
+        if not path.is_file():
+            raise ModelError(f"model {path}: no such file (train with models/train.py)")
+        opts = ort.SessionOptions()
+        opts.log_severity_level = 3
+        try:
+            self._session = ort.InferenceSession(
+                str(path), sess_options=opts, providers=["CPUExecutionProvider"]
+            )
+        except Exception as e:  # onnxruntime raises its own exception types
+            raise ModelError(f"model {path}: cannot be loaded by onnxruntime: {e}") from None
+        names = {i.name for i in self._session.get_inputs()}
+        if names != {"image", "crops"}:
+            raise ModelError(f"model {path}: inputs {sorted(names)}, expected image and crops")
+        self.thresholds = thresholds or Thresholds()
+        self._dummy_image = np.zeros((1, 3, LOC_PAD, LOC_PAD), np.float32)
+        self._dummy_crops = np.zeros((1, 3, CROP_H, CROP_W), np.float32)
+
+    def localise(self, bgr: np.ndarray) -> tuple[np.ndarray, float]:
+        """Raw localiser output (14×h×w) for a frame and the frame→input scale."""
+        x, s = loc_input(bgr)
+        (loc,) = self._session.run(["loc"], {"image": x, "crops": self._dummy_crops})
+        return loc[0], s
+
+    def classify(self, bgr: np.ndarray, peaks: list[IndexPeak]) -> np.ndarray:
+        """Class probabilities (N×55) of the index crops at ``peaks``."""
+        if not peaks:
+            return np.zeros((0, len(CLASSES)), np.float32)
+        crops = np.stack(
+            [
+                cv2.warpAffine(
+                    bgr,
+                    index_crop_matrix(p),
+                    (CROP_W, CROP_H),
+                    flags=cv2.INTER_AREA if p.height > 160 else cv2.INTER_LINEAR,
+                    borderMode=cv2.BORDER_REPLICATE,
+                )
+                for p in peaks
+            ]
+        )
+        x = np.ascontiguousarray(crops.transpose(0, 3, 1, 2), dtype=np.float32)
+        (probs,) = self._session.run(["cls"], {"image": self._dummy_image, "crops": x})
+        return np.asarray(probs)
+
+    def detect(self, bgr: np.ndarray) -> list[Detection]:
+        """Every card in a BGR uint8 frame (any size; the whole frame is analysed)."""
+        if not isinstance(bgr, np.ndarray) or bgr.ndim != 3 or bgr.shape[2] != 3:
+            shape = getattr(bgr, "shape", None)
+            raise ValueError(f"frame: expected a BGR image (H×W×3 uint8), got shape {shape}")
+        if bgr.dtype != np.uint8:
+            raise ValueError(f"frame: expected dtype uint8, got {bgr.dtype}")
+        loc, s = self.localise(bgr)
+        t = self.thresholds
+        peaks = decode_indices(loc, s, t)
+        probs = self.classify(bgr, peaks)
+        best = probs.argmax(axis=1) if len(peaks) else np.zeros(0, np.int64)
+        labels = [CLASSES[int(i)] for i in best]
+        scores = [float(probs[k, int(i)]) for k, i in enumerate(best)]
+        return group_cards(peaks, labels, scores, t) + decode_backs(loc, s, t)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(
+        prog="python -m vision.detect", description="Detect playing cards in images."
+    )
+    ap.add_argument("images", nargs="+", metavar="IMAGE")
+    ap.add_argument("--json", action="store_true", help="print one JSON list (the only format)")
+    ap.add_argument("--model", default=str(DEFAULT_MODEL), help="ONNX model path")
+    args = ap.parse_args(argv)
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        det = CardDetector(args.model)
+    except ModelError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    results: list[dict[str, object]] = []
+    failed = 0
+    for path in args.images:
+        img = cv2.imread(path, cv2.IMREAD_COLOR)
+        if img is None:
+            failed += 1
+            msg = f"image {path}: cannot be read as an image"
+            log.error(msg)
+            results.append({"image": path, "error": msg, "cards": []})
+            continue
+        results.append({"image": path, "cards": [d.to_json() for d in det.detect(img)]})
+    print(json.dumps(results))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
