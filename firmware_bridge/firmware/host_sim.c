@@ -1,8 +1,10 @@
 /* seatsim: the board's protocol code (proto.c, board.c, debounce.c) on a POSIX tty, so the
  * Python host can be tested against the very C that runs on the ATmega328P.
  *
- *   seatsim TTY EEPROM_FILE [SEATS]
- * stdin, one command a line: "press SEAT BUTTON [long]", "status", "reset", "quit".
+ *   seatsim TTY|- EEPROM_FILE [SEATS]     (- : no serial port, for the framing commands)
+ * stdin, one command a line: "press SEAT BUTTON [long]", "status", "reset", "quit", and
+ * "frame HEX" / "feed HEX" (framing alone, to compare proto.c with protocol.py), and
+ * "raw SEAT BUTTON LEVEL MS" (one raw sample through the debouncer: "deb ..." or "deb none").
  * stdout, one line a change: "ready", "out leds=.. alarm=A buzz=B id=I lost=L", "session 0|1",
  * "press ok|full SEAT BUTTON", "status pending N boot B session S". */
 #define _DEFAULT_SOURCE
@@ -37,7 +39,7 @@ uint32_t hal_millis(void)
 
 void hal_uart_write(const uint8_t *data, uint8_t len)
 {
-    while (len) {
+    while (len && tty >= 0) {
         ssize_t n = write(tty, data, len);
         if (n < 0) {
             struct pollfd p = {tty, POLLOUT, 0};
@@ -98,13 +100,68 @@ static void boot(uint8_t reason)
     fflush(stdout);
 }
 
+static int hex_in(const char *s, uint8_t *out, int max)
+{
+    int n = 0;
+    unsigned v;
+    while (n < max && sscanf(s, "%2x", &v) == 1) {
+        out[n++] = (uint8_t)v;
+        s += 2;
+    }
+    return n;
+}
+
+static void hex_out(const uint8_t *d, int n)
+{
+    for (int i = 0; i < n; i++)
+        printf("%02x", d[i]);
+}
+
+/* "frame HEXBODY": the wire bytes proto.c makes of a body. "feed HEXBYTES": what a fresh
+ * decoder accepts from a stream: one "body HEX" line per frame, then "bad N". */
+static void framing(char *line)
+{
+    static uint8_t in[4096];
+    uint8_t out[PROTO_MAX_ENCODED + 1], body[PROTO_MAX_BODY], len;
+    if (strncmp(line, "frame ", 6) == 0) {
+        int n = hex_in(line + 6, in, PROTO_MAX_BODY + 1);
+        uint8_t m = frame_encode(in, (uint8_t)n, out);
+        printf("frame ");
+        hex_out(out, m);
+        printf("\n");
+        return;
+    }
+    struct frame_decoder d;
+    decoder_init(&d);
+    int n = hex_in(line + 5, in, sizeof in);
+    for (int i = 0; i < n; i++) {
+        if (decoder_feed(&d, in[i], body, &len) == FEED_FRAME) {
+            printf("body ");
+            hex_out(body, len);
+            printf("\n");
+        }
+    }
+    printf("bad %u\n", d.bad);
+}
+
+static struct debouncer deb;
+
 static int command(char *line)
 {
-    unsigned s, k;
+    unsigned s, k, level, ms;
+    struct deb_event e;
     char kind[8] = "";
     if (strncmp(line, "quit", 4) == 0)
         return 0;
-    if (strncmp(line, "status", 6) == 0) {
+    if (strncmp(line, "frame ", 6) == 0 || strncmp(line, "feed ", 5) == 0) {
+        framing(line);
+    } else if (sscanf(line, "raw %u %u %u %u", &s, &k, &level, &ms) == 4) {
+        /* One raw button sample at board time ms, through the firmware's debouncer. */
+        if (debounce_sample(&deb, (uint8_t)s, (uint8_t)k, (uint8_t)level, ms, &e))
+            printf("deb %u %u %u %u\n", e.seat, e.button, e.kind, (unsigned)e.ms);
+        else
+            printf("deb none\n");
+    } else if (strncmp(line, "status", 6) == 0) {
         printf("status pending %u boot %u session %u\n", board_pending(), board_boot(),
                board_session());
     } else if (strncmp(line, "reset", 5) == 0) {
@@ -129,21 +186,24 @@ int main(int argc, char **argv)
     eeprom_path = argv[2];
     if (argc > 3)
         seats = (uint8_t)atoi(argv[3]);
-    tty = open(argv[1], O_RDWR | O_NOCTTY | O_NONBLOCK);
-    if (tty < 0) {
-        perror(argv[1]);
-        return 1;
+    if (strcmp(argv[1], "-") != 0) {
+        tty = open(argv[1], O_RDWR | O_NOCTTY | O_NONBLOCK);
+        if (tty < 0) {
+            perror(argv[1]);
+            return 1;
+        }
     }
     struct termios tio;
-    if (tcgetattr(tty, &tio) == 0) {
+    if (tty >= 0 && tcgetattr(tty, &tio) == 0) {
         cfmakeraw(&tio);
         tcsetattr(tty, TCSANOW, &tio);
     }
+    debounce_init(&deb);
     boot(RR_POWER_ON);
     printf("ready\n");
     fflush(stdout);
 
-    char line[128];
+    static char line[10000];
     size_t used = 0;
     uint8_t session = 0;
     for (;;) {

@@ -3,15 +3,9 @@ host link, over a real pty pair made by socat."""
 
 from __future__ import annotations
 
-import queue
-import subprocess
-import threading
 import time
-from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
-
-import pytest
+from typing import Any
 
 from firmware_bridge.link import SeatLink
 from firmware_bridge.protocol import Led, SetState
@@ -19,86 +13,7 @@ from firmware_bridge.protocol import Led, SetState
 WAIT = 30.0
 
 
-@dataclass
-class Sim:
-    """seatsim's stdin for commands, its stdout lines in a queue."""
-
-    proc: subprocess.Popen[str]
-    lines: queue.Queue[str] = field(default_factory=queue.Queue)
-    seen: list[str] = field(default_factory=list)
-
-    def __post_init__(self) -> None:
-        self._reader = threading.Thread(target=self._pump, daemon=True)
-        self._reader.start()
-
-    def close(self) -> None:
-        assert self.proc.stdin is not None and self.proc.stdout is not None
-        if self.proc.poll() is None:
-            self.send("quit")
-        self.proc.stdin.close()
-        try:
-            self.proc.wait(timeout=WAIT)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-        self._reader.join(timeout=WAIT)
-        self.proc.stdout.close()
-
-    def _pump(self) -> None:
-        assert self.proc.stdout is not None
-        for line in self.proc.stdout:
-            self.lines.put(line.strip())
-
-    def send(self, cmd: str) -> None:
-        assert self.proc.stdin is not None
-        self.proc.stdin.write(cmd + "\n")
-        self.proc.stdin.flush()
-
-    def wait_line(self, pred: str, timeout: float = WAIT) -> str:
-        """Wait for a line starting with ``pred``; earlier lines are kept in ``seen``."""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            try:
-                line = self.lines.get(timeout=0.2)
-            except queue.Empty:
-                continue
-            self.seen.append(line)
-            if line.startswith(pred):
-                return line
-        raise AssertionError(f"seatsim never printed {pred!r}; saw {self.seen[-10:]}")
-
-
-@pytest.fixture
-def pty_pair(tmp_path: Path) -> Iterator[tuple[Path, Path]]:
-    a, b = tmp_path / "host", tmp_path / "board"
-    socat = subprocess.Popen(
-        ["socat", f"pty,raw,echo=0,link={a}", f"pty,raw,echo=0,link={b}"],
-        stderr=subprocess.DEVNULL,
-    )
-    deadline = time.monotonic() + WAIT
-    while not (a.exists() and b.exists()) and time.monotonic() < deadline:
-        time.sleep(0.02)
-    assert a.exists() and b.exists(), "socat made no pty pair"
-    yield a, b
-    socat.terminate()
-    socat.wait(timeout=WAIT)
-
-
-@pytest.fixture
-def sim(seatsim: Path, pty_pair: tuple[Path, Path], tmp_path: Path) -> Iterator[Sim]:
-    proc = subprocess.Popen(
-        [str(seatsim), str(pty_pair[1]), str(tmp_path / "eeprom.bin"), "4"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    s = Sim(proc)
-    s.wait_line("ready")
-    yield s
-    s.close()
-
-
-def test_c_firmware_over_pty(sim: Sim, pty_pair: tuple[Path, Path]) -> None:
+def test_c_firmware_over_pty(sim: Any, pty_pair: tuple[Path, Path]) -> None:
     state = SetState((Led.ON, Led.OFF, Led.BLINK, Led.OFF), alarm=1, buzz=1, buzz_id=1)
     with SeatLink(str(pty_pair[0])) as link:
         assert link.wait_connected(WAIT)
@@ -133,3 +48,27 @@ def test_c_firmware_over_pty(sim: Sim, pty_pair: tuple[Path, Path]) -> None:
         sim.wait_line("out leds=1,0,2,0 alarm=1")
         assert link.stats.frames_in > 0 and sum(link.stats.bad_frames.values()) == 0
         assert link.events.empty()
+    # The host is gone: after three missed heartbeats the C board shows the safe state.
+    sim.wait_line("out leds=0,0,0,0 alarm=0 buzz=0 id=1 lost=1")
+
+
+def test_unplug_and_replug_over_pty(pty_bench: Any) -> None:
+    """The cable goes and the bus-powered board with it; a new pty appears at the same path
+    and a freshly booted board answers: the link finds it, handshakes, pushes the LEDs."""
+    port, sim = pty_bench.plug()
+    state = SetState((Led.OFF, Led.ON, Led.OFF, Led.OFF))
+    with SeatLink(str(port)) as link:
+        assert link.wait_connected(WAIT)
+        link.set_state(state)
+        assert link.wait_state_applied(WAIT)
+        pty_bench.unplug()
+        assert link.wait_for(lambda: link.stats.state != "connected", WAIT)
+        port2, sim = pty_bench.plug()
+        assert port2 == port
+        assert link.wait_for(lambda: link.stats.handshakes >= 2, WAIT)
+        assert link.wait_state_applied(WAIT)
+        sim.wait_line("out leds=0,1,0,0 alarm=0 buzz=0 id=0 lost=0")
+        assert link.stats.board["boot"] == 2 and link.stats.reconnects >= 1
+        sim.send("press 2 1")
+        ev = link.events.get(timeout=WAIT)
+        assert (ev.boot, ev.seat, ev.button) == (2, 2, 1)
