@@ -20,7 +20,7 @@ def c_frame(sim: Any, body: bytes) -> bytes:
 
 def c_feed(sim: Any, stream: bytes) -> tuple[list[bytes], int]:
     sim.send(f"feed {stream.hex()}")
-    bodies = []
+    bodies: list[bytes] = []
     while True:
         line = sim.wait_line("")
         if line.startswith("bad "):
@@ -66,7 +66,7 @@ def test_c_rejects_oversize_frames(offline_sim: Any) -> None:
 
 
 def debounce(sim: Any, samples: list[tuple[int, int]], seat: int = 1, button: int = 2) -> list[str]:
-    out = []
+    out: list[str] = []
     for level, ms in samples:
         sim.send(f"raw {seat} {button} {level} {ms}")
         line = sim.wait_line("deb ")
