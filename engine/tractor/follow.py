@@ -172,19 +172,21 @@ def judge_follow(
     got, _ = follow_score(p_s, lead, ctx, rules)
     if got >= want:
         return OK
+    structured, _ = _plan(lead)
     for i, (g, w) in enumerate(zip(got, want, strict=True)):
         if g < w:
-            last = i == len(want) - 1
-            if last:
+            if i == len(want) - 1:
                 return Verdict(
                     False,
                     f"missed pair: {g} pair(s) of {name} played, {w} held and required",
                     "missed_pair",
                 )
+            unit = structured[i]
+            rule = "missed_tractor" if unit.length > 1 else f"missed_{unit.kind}"
             return Verdict(
                 False,
-                f"missed tractor: a tractor of {name} was held and required",
-                "missed_tractor",
+                f"{rule.replace('_', ' ')}: a {unit.kind} of {name} was held and required",
+                rule,
             )
     return OK  # pragma: no cover - got < want implies a differing position
 

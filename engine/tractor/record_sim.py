@@ -327,7 +327,7 @@ class MatchSim:
                     continue
                 pick = units[:2] if self.rng.random() < 0.5 else self.rng.sample(units, 2)
                 cards = [c for u in pick for c in u.cards]
-                others = [deal.hands[o] for o in range(4) if o != seat]
+                others = self._others(deal, seat)
                 if len(cards) <= room and not check_throw(cards, others, trump, r).ok:
                     self._take("failed_throw")
                     return cards, "failed_throw"
@@ -355,11 +355,19 @@ class MatchSim:
             # try a legal throw: this unit plus another, kept only if nobody can beat it
             other = self.rng.choice(units)
             attempt = cards + list(other.cards)
-            others = [deal.hands[o] for o in range(4) if o != seat]
+            others = self._others(deal, seat)
             fits = not Counter(attempt) - Counter(hand)
             if fits and len(attempt) <= room and check_throw(attempt, others, trump, r).ok:
                 cards = attempt
         return cards, "legal"
+
+    def _others(self, deal: _Deal, seat: int) -> list[list[Card]]:
+        """What a throw is judged against: the other hands, or (``against = "unplayed"``) one
+        pool of every unplayed card outside the thrower's hand, the bottom included."""
+        others = [deal.hands[o] for o in range(4) if o != seat]
+        if self.rules.throw.against == "unplayed":
+            return [[c for h in others for c in h] + list(deal.bottom)]
+        return others
 
     def _someone_holds(self, deal: _Deal, seat: int, suit: str, want: int, n: int) -> bool:
         ctx = context(deal.trump, self.rules)
@@ -456,11 +464,20 @@ def proof_of(events: list[dict[str, Any]], inj: Injected, rules: Rules) -> int |
         return None
     if inj.rule == "failed_throw":
         held_by: dict[int, list[Card]] = {s: [] for s in range(4) if s != inj.seat}
-        for e in plays[idx + 1 :]:
-            if e["seat"] == inj.seat:
+        bottom: list[Card] = []
+        pooled = rules.throw.against == "unplayed"
+        after = [e for e in deal_events if e["seq"] > inj.at_seq]
+        for e in after:
+            if e["type"] == "bottom_reveal" and pooled:
+                bottom = parse_cards(e["cards"])
+            elif e["type"] == "play" and e["seat"] != inj.seat:
+                held_by[e["seat"]] += parse_cards(e["cards"])
+            else:
                 continue
-            held_by[e["seat"]] += parse_cards(e["cards"])
-            if not check_throw(lead, list(held_by.values()), trump, rules).ok:
+            hands = list(held_by.values())
+            if pooled:
+                hands = [[c for h in hands for c in h] + bottom]
+            if not check_throw(lead, hands, trump, rules).ok:
                 return int(e["seq"])
         return None
     return inj.at_seq

@@ -629,8 +629,10 @@ def load_rules(profile: str | Path = "standard", overrides: dict[str, Any] | Non
         ppath = _path_for(parent)
         pvalues, pcites = _strip_cites(_read(ppath), ppath)
         _check_types(pvalues, ppath)
-        pvalues[""].pop("id", None)
+        for k in ("id", "name", "source", "notes"):
+            pvalues[""].pop(k, None)
         values, own = _merge(pvalues, values)
+        values[""]["inherits"] = parent
         cites = {**pcites, **cites}
     else:
         own = {f"{s}.{k}" if s else k for s, kv in values.items() for k in kv}

@@ -2,7 +2,8 @@
 
 A throw stands only if no other hand can beat any of its units with a higher unit of the same
 shape in the same suit (A4.4; ruffing is not beating here). If one can, the thrower plays the
-smallest unit of the failing shape (B5, B10, B18) and the profile's penalty applies.
+smallest unit of the failing shape (B5, B10, B18; of the largest such shape when several
+fail, as the sheets' examples read) and the profile's penalty applies.
 """
 
 from __future__ import annotations
@@ -72,9 +73,10 @@ def check_throw(
                 break
     if not failing:
         return ThrowCheck(True, list(combo.cards), "no other hand beats any unit")
-    shapes = {u.shape for u, _ in failing}
-    cands = [u for u in combo.units if u.shape in shapes]
-    forced = min(cands, key=lambda u: (u.size, u.key))
+    # The largest failing shape decides (B5: AA beats the pairs -> QQ, though an A also beats
+    # the single J; B18: QQ or 55 -> 44, though a Q also beats the 9), then its smallest unit.
+    shape = max((u.shape for u, _ in failing), key=lambda s: (s[0] * s[1], s[0]))
+    forced = min((u for u in combo.units if u.shape == shape), key=lambda u: u.key)
     beaten, by = next((u, i) for u, i in failing if u.shape == forced.shape)
     back = len(combo.cards) - forced.size
     return ThrowCheck(
