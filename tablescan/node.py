@@ -393,9 +393,10 @@ def load_detector(cfg: TableConfig, model: Path | None = None) -> Detector:
             path = alt
         else:
             raise FileNotFoundError(f"{cfg.path}: model.path: {path} does not exist")
-    from vision.detect import CardDetector  # type: ignore[import-not-found,unused-ignore]
+    from vision.detect import CardDetector
 
-    return CardDetector(str(path))  # type: ignore[no-any-return]
+    detector: Detector = CardDetector(str(path))
+    return detector
 
 
 def played(events: Iterable[Event]) -> list[tuple[int, tuple[str, ...]]]:

@@ -103,7 +103,9 @@ class CardArt:
         return out
 
 
-def load_art(split: str, rng: random.Random, height_px: int) -> CardArt:
+def load_art(
+    split: str, rng: random.Random, height_px: int, design: str | None = None
+) -> CardArt:
     """One real deck design of ``split`` ("train" or "eval") whose every card renders cleanly.
 
     Falls back to plain drawn faces only when no deck package is installed (logged): the
@@ -116,6 +118,10 @@ def load_art(split: str, rng: random.Random, height_px: int) -> CardArt:
     if decks is not None:
         candidates = decks.list_decks(split)
         rng.shuffle(candidates)
+        if design is not None:
+            candidates = [d for d in candidates if d.name == design]
+            if not candidates:
+                raise ValueError(f"design {design!r}: no such {split} deck design")
         for deck in candidates:
             faces: dict[str, Image] = {}
             try:
@@ -677,8 +683,12 @@ def render_match(
     split: str = "train",
     fps: float = FPS,
     image_size: tuple[int, int] = IMAGE_SIZE,
+    design: str | None = None,
 ) -> RenderResult:
-    """Render ``events`` (one hand's record) to ``out`` (.mp4) with truth and table config."""
+    """Render ``events`` (one hand's record) to ``out`` (.mp4) with truth and table config.
+
+    ``design`` picks one deck design by name (e.g. ``gnome/tango_nuevo``); default: seeded.
+    """
     from engine.record import dumps_event  # engine is pure; only formatting is borrowed
 
     evs = [dict(e) for e in events]
@@ -689,7 +699,7 @@ def render_match(
     n = len(start["seats"])
     layout = default_layout(n, TABLE, CARD_H)
     rng = random.Random(seed)
-    art = load_art(split, rng, round(CARD_H * PX))
+    art = load_art(split, rng, round(CARD_H * PX), design)
     tl = direct(evs, seed, layout)
     camera = Camera.random(seed, image_size)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -752,7 +762,13 @@ def simulated_hand(profile: str, seed: int, tricks: int | None = None) -> list[d
 
 
 def render_simulated(
-    profile: str, seed: int, out: Path, split: str = "train", tricks: int | None = None
+    profile: str,
+    seed: int,
+    out: Path,
+    split: str = "train",
+    tricks: int | None = None,
+    design: str | None = None,
 ) -> RenderResult:
     """``tablescan render-match``: simulate a hand with ``seed`` and render it to ``out``."""
-    return render_match(simulated_hand(profile, seed, tricks), out, seed, split=split)
+    events = simulated_hand(profile, seed, tricks)
+    return render_match(events, out, seed, split=split, design=design)

@@ -1,0 +1,106 @@
+"""Fusion: reads checked against the cards themselves; failures become needs_referee, never
+a silent guess."""
+
+from __future__ import annotations
+
+from vision.fusion import Fusion
+from vision.tracking import Observation
+
+
+def appeared(seat: int, cards: str, score: float = 0.95, frame: int = 0) -> Observation:
+    cs = tuple(cards.split())
+    return Observation(
+        "appeared", f"seat{seat}", seat, frame, frame / 20, cards=cs, scores=(score,) * len(cs)
+    )
+
+
+def facedown(n: int) -> Observation:
+    return Observation("facedown", "centre", None, 0, 0.0, count=n, scores=(0.9,) * n)
+
+
+def ready(leader: int = 0) -> Fusion:
+    f = Fusion(4, decks=2, min_score=0.6, banker=leader)
+    assert [d.event["type"] for d in f.feed(facedown(8))] == ["bury"]
+    return f
+
+
+def test_third_copy_of_a_card_is_impossible_with_two_decks() -> None:
+    f = ready()
+    assert f.feed(appeared(0, "7H 7H"))[0].unsure is None
+    d = f.feed(appeared(1, "7H 3C"))[0]
+    assert d.event["type"] == "play" and d.unsure is not None
+    assert d.unsure.reason == "impossible" and "7H" in d.unsure.detail
+    assert d.unsure.candidates == [{"cards": ["7H", "3C"], "confidence": 0.95}]
+
+
+def test_low_score_is_flagged_with_its_candidates() -> None:
+    f = ready()
+    d = f.feed(appeared(0, "QS", score=0.4))[0]
+    assert d.unsure is not None and d.unsure.reason == "low_confidence"
+    assert d.event["confidence"] == 0.4
+
+
+def test_out_of_turn_is_flagged_not_judged() -> None:
+    f = ready(leader=0)
+    f.feed(appeared(0, "AS"))
+    d = f.feed(appeared(2, "KS"))[0]
+    assert d.unsure is not None and d.unsure.reason == "out_of_turn"
+
+
+def test_short_follow_waits_for_its_second_card() -> None:
+    f = ready()
+    f.feed(appeared(0, "AS AS"))
+    assert f.feed(appeared(1, "3S")) == []  # one card of a pair-follow: wait
+    d = f.feed(appeared(1, "4S"))[0]
+    assert d.event == {"type": "play", "seat": 1, "cards": ["3S", "4S"], "confidence": 0.95}
+    assert d.unsure is None
+
+
+def test_short_follow_is_flagged_when_the_next_seat_plays() -> None:
+    f = ready()
+    f.feed(appeared(0, "AS AS"))
+    assert f.feed(appeared(1, "3S")) == []
+    out = f.feed(appeared(2, "KS KS"))
+    assert [d.event["seat"] for d in out] == [1, 2]
+    assert out[0].unsure is not None and out[0].unsure.reason == "count"
+    assert out[1].unsure is None
+
+
+def test_leader_adding_cards_corrects_the_lead() -> None:
+    f = ready()
+    f.feed(appeared(0, "AS"))
+    obs = Observation("appeared", "seat0", 0, 9, 0.45, cards=("AS",), scores=(0.9,), before=("AS",))
+    d = f.feed(obs)[0]
+    assert d.event["type"] == "correction" and d.ref_previous
+    assert d.event["cards"] == ["AS", "AS"]
+    assert f.trick.lead_count == 2
+
+
+def test_declaration_before_bury_and_reveal_after() -> None:
+    f = Fusion(4, decks=2, min_score=0.6, banker=None)
+    assert f.feed(appeared(3, "2C 2C"))[0].event == {
+        "type": "declare",
+        "seat": 3,
+        "cards": ["2C", "2C"],
+    }
+    bury = f.feed(facedown(8))[0]
+    assert bury.event == {"type": "bury", "seat": 3, "count": 8}
+    reveal = Observation(
+        "revealed",
+        "centre",
+        None,
+        50,
+        2.5,
+        cards=tuple(["3H", "3H", "5H", "6D", "6D", "4H", "8H", "10S"]),
+        scores=(0.9,) * 8,
+    )
+    out = f.feed(reveal)
+    assert [d.event["type"] for d in out] == ["bottom_reveal", "hand_end"]
+    assert out[0].unsure is None
+
+
+def test_bottom_with_too_few_cards_read_is_flagged() -> None:
+    f = ready()
+    reveal = Observation("revealed", "centre", None, 50, 2.5, cards=("3H", "4H"), scores=(0.9, 0.9))
+    out = f.feed(reveal)
+    assert out[0].unsure is not None and out[0].unsure.reason == "count"
