@@ -217,6 +217,7 @@ class RecordReader:
     errors: list[RecordError] = field(default_factory=list)
     accepted: int = 0
     last_seq: int | None = None
+    bad_seqs: set[int] = field(default_factory=set)
 
     def accept(self, obj: Any, line: int | None = None) -> Event | None:
         """Validate ``obj`` (a dict or one JSON text line); the event, or None if rejected."""
@@ -233,14 +234,10 @@ class RecordReader:
             try:
                 event = validate_event(obj)
             except RecordError:
-                # A bad event whose seq is readable still holds its place in the chain, so
-                # the next good event is not also reported as a gap.
-                if (
-                    isinstance(raw_seq, int)
-                    and not isinstance(raw_seq, bool)
-                    and (self.last_seq is None or raw_seq > self.last_seq)
-                ):
-                    self.last_seq = raw_seq
+                # A bad line's seq is remembered so that it is not reported again as a gap;
+                # it does not take the seq, so a good event with that seq is still read.
+                if isinstance(raw_seq, int) and not isinstance(raw_seq, bool):
+                    self.bad_seqs.add(raw_seq)
                 raise
             seq = int(event["seq"])
             if self.last_seq is not None and seq <= self.last_seq:
@@ -248,12 +245,14 @@ class RecordReader:
                     f"out of order: seq {seq} after seq {self.last_seq} (dropped)", seq=seq
                 )
             if self.last_seq is not None and seq != self.last_seq + 1:
-                gap = (
-                    f"seq {self.last_seq + 1}"
-                    if seq == self.last_seq + 2
-                    else f"seq {self.last_seq + 1}..{seq - 1}"
-                )
-                self._fail(RecordError(f"gap: {gap} missing (event kept)", seq=seq), line)
+                missing = [s for s in range(self.last_seq + 1, seq) if s not in self.bad_seqs]
+                if missing:
+                    gap = (
+                        f"seq {missing[0]}"
+                        if len(missing) == 1
+                        else f"seq {missing[0]}..{missing[-1]}"
+                    )
+                    self._fail(RecordError(f"gap: {gap} missing (event kept)", seq=seq), line)
             self.last_seq = seq
             self.accepted += 1
             return event

@@ -1,0 +1,280 @@
+"""Hand-written referee scenarios, one per rule, each citing the sheet it enforces
+(TRACTOR.md, the digest of the seeds). Every scenario also checks that nothing was flagged
+before the proving play, and that the violation carries its seqs and evidence ids."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from engine.record import read_record, write_record
+from engine.tractor.referee import Referee
+from engine.tractor.rules import Rules
+
+Table = Any
+
+
+def _only(t: Table, seq: int, rule: str) -> dict[str, Any]:
+    """Exactly one violation, of ``rule``, produced by event ``seq``, and none earlier."""
+    found = t.found(seq, rule)
+    assert len(found) == 1, t.all_found()
+    earlier = [r for s, rs in t.rulings.items() if s < seq for r in rs if r["kind"] == "violation"]
+    assert earlier == []
+    return found[0]
+
+
+def test_revoke_is_proven_by_the_later_play_of_the_suit(table: type[Table]) -> None:
+    """A6.2 「必须先出首家出的花色」 [000]; C1 #6: proven when the seat later plays the suit."""
+    t = table()
+    s = t.trick((0, "AH"), (1, "3C"), (2, "4H"), (3, "5H"))
+    assert t.ref.state()["hand"]["knowledge"][1]["voids"] == ["H"]
+    t2 = t.trick((0, "KD"), (1, "3D"), (2, "4D"), (3, "5D"))
+    assert t.all_found() == []  # a void claim alone proves nothing
+    t3 = t.trick((0, "KC"), (1, "7H"), (2, "4C"), (3, "5C"))
+    v = _only(t, t3[1], "revoke")
+    assert (v["seat"], v["at_seq"], v["proven_by_seq"]) == (1, s[1], t3[1])
+    assert v["evidence"] == [f"clip-{s[1]}", f"clip-{t3[1]}"]
+    assert v["how"] == "retroactive"
+    assert v["id"] == f"1:revoke:1:{s[1]}"
+    del t2
+
+
+def test_missed_pair_needs_both_copies_seen(table: type[Table]) -> None:
+    """A6.3 「必须有对跟对」 [000]; C1 #7: both copies must come from the seat, neither played
+    before the trick."""
+    t = table()
+    s = t.trick((0, "QH QH"), (1, "4H 6H"), (2, "3H 3H"), (3, "7H 8H"))
+    first = t.trick((0, "AD"), (1, "9H"), (2, "3D"), (3, "4D"))
+    assert t.all_found() == []  # one 9H proves nothing
+    second = t.trick((0, "AC"), (1, "9H"), (2, "3C"), (3, "4C"))
+    v = _only(t, second[1], "missed_pair")
+    assert (v["seat"], v["at_seq"], v["proven_by_seq"]) == (1, s[1], second[1])
+    del first
+
+
+def test_missed_tractor(table: type[Table]) -> None:
+    """A6.4 「没拖拉机的要先跟对子后才跟散牌」 [001]: a tractor must follow a tractor if held."""
+    t = table()
+    s = t.trick((0, "7H 7H 8H 8H"), (1, "3H 3H 9H JH"), (2, "5C 6C 7C 9C"), (3, "5D 6D 7D 9D"))
+    nxt = t.trick((0, "AD AD"), (1, "4H 4H"), (2, "3D 4D"), (3, "8D 8D"))
+    v = _only(t, nxt[1], "missed_tractor")
+    assert (v["at_seq"], v["proven_by_seq"]) == (s[1], nxt[1])
+
+
+def test_failed_throw_is_proven_by_a_beating_card_and_charged_per_profile(
+    table: type[Table],
+) -> None:
+    """A4.4 「同样花色的大牌可以连出」 [000]: a throw stands only if nobody can beat a unit;
+    xize-1h charges 「甩错牌每张罚10分」 [000] for each card that could not be thrown."""
+    t = table("xize-1h")
+    s = t.trick((0, "AH KH"), (1, "3H 4H"), (2, "5H 6H"), (3, "7H 8H"))
+    assert t.all_found() == []
+    nxt = t.trick((0, "AC"), (1, "5C"), (2, "AH"), (3, "6C"))
+    v = _only(t, nxt[2], "failed_throw")
+    assert (v["seat"], v["at_seq"], v["proven_by_seq"]) == (0, s[0], nxt[2])
+    assert v["penalty"]["points"] == 10
+    assert "KH" in v["detail"]
+
+
+def test_throw_that_nobody_beats_is_never_flagged(table: type[Table]) -> None:
+    """The same throw, and the other AH never appears: a valid throw is only confirmed at the
+    end, and it is never accused."""
+    t = table()
+    t.trick((0, "AH KH"), (1, "3H 4H"), (2, "5H 6H"), (3, "7H 8H"))
+    t.trick((0, "AC"), (1, "5C"), (2, "QH"), (3, "6C"))
+    t.add("hand_end", reason="abandoned")
+    assert t.all_found() == []
+
+
+def test_wrong_count_is_immediate(table: type[Table]) -> None:
+    """A6.1 「出牌数量总和需和连对牌数一致」 [001]: the follow has the lead's number of cards."""
+    t = table()
+    s = t.trick((0, "QH QH"), (1, "4H"))
+    v = _only(t, s[1], "wrong_count")
+    assert (v["at_seq"], v["proven_by_seq"], v["how"]) == (s[1], s[1], "immediate")
+
+
+def test_out_of_turn_is_immediate_and_charged_in_xize(table: type[Table]) -> None:
+    """C1 #20; xize-1h 「越序出牌者每次罚10分」 [000]."""
+    t = table("xize-1h")
+    s = t.trick((0, "AH"), (2, "3H"), (1, "4H"), (3, "5H"))
+    v = _only(t, s[1], "out_of_turn")
+    assert v["seat"] == 2
+    assert v["penalty"]["points"] == 10
+    assert t.found(s[2]) == []  # seat 1 then plays in its proper place
+    assert t.ref.report()["hands"][0]["tricks"][0]["winner"] == 0
+
+
+def test_lead_out_of_turn(table: type[Table]) -> None:
+    """A5.1 「以后每圈牌由上圈牌牌最大地一家先出」 [000]: the trick's winner leads."""
+    t = table()
+    t.trick((0, "AH"), (1, "3H"), (2, "4H"), (3, "5H"))
+    s = t.play(1, "6H")
+    assert _only(t, s, "out_of_turn")["seat"] == 1
+
+
+def test_mixed_lead_is_illegal(table: type[Table]) -> None:
+    """A4.4 「同样花色的大牌可以连出」 [000]; C1 #3: a throw is of one suit."""
+    t = table()
+    s = t.trick((0, "AH AC"), (1, "3H 4H"), (2, "5D 6D"), (3, "7H 8C"))
+    _only(t, s[0], "illegal_lead")
+    assert len(t.all_found()) == 1  # follows to an illegal lead carry no obligation
+
+
+def test_throw_where_the_profile_allows_none(table: type[Table]) -> None:
+    """C1 #2: a lead is one unit when the profile forbids throws (option throw.allowed)."""
+    t = table(throw__allowed=False)
+    s = t.trick((0, "AH KH"), (1, "3H 4H"))
+    assert "throw" in _only(t, s[0], "illegal_lead")["detail"]
+
+
+def test_wrong_bury_count(table: type[Table]) -> None:
+    """A9.1 「庄家再根据牌情任意抽取8张作为底牌」 [000]; xize-1h fines 20 [000 「并罚庄家20分」]."""
+    t = table("xize-1h", bury=7)
+    v = t.all_found()
+    assert [x["rule"] for x in v] == ["wrong_bury_count"]
+    assert v[0]["seat"] == 0
+    assert v[0]["penalty"]["points"] == 20
+
+
+def test_unprovable_revoke_is_never_flagged(table: type[Table]) -> None:
+    """The seat showed void in hearts and never plays a heart in what the camera saw."""
+    t = table()
+    t.trick((0, "AH"), (1, "3C"), (2, "4H"), (3, "5H"))
+    t.trick((0, "KD"), (1, "3D"), (2, "4D"), (3, "5D"))
+    t.add("hand_end", reason="abandoned")
+    assert t.all_found() == []
+
+
+def test_show_of_a_hand_audits_earlier_follows(table: type[Table]) -> None:
+    """C2.1: pending obligations resolve when the holding becomes known (a shown hand)."""
+    t = table()
+    s = t.trick((0, "AH"), (1, "3C"), (2, "4H"), (3, "5H"))
+    shown = t.add("show", seat=1, cards=["9H", "4D"], what="hand")
+    v = _only(t, shown, "revoke")
+    assert (v["at_seq"], v["how"]) == (s[1], "audit")
+
+
+def test_revoke_penalty_is_scored_against_the_offender(table: type[Table]) -> None:
+    """xize-1h 「跟错牌每张罚10分」 [000]: 10 points per card, to the other side. Seat 1 is an
+    attacker (banker 0), so the attackers lose 10."""
+    t = table("xize-1h")
+    t.trick((0, "AH"), (1, "3C"), (2, "4H"), (3, "5H"))
+    t.trick((0, "KC"), (1, "7H"), (2, "4C"), (3, "5C"))
+    hand = t.ref.report()["hands"][0]
+    assert hand["penalty_points"] == -10
+    assert hand["attacker_points"] == hand["trick_points"] - 10
+
+
+def test_level_penalty_in_pass10(table: type[Table]) -> None:
+    """pass10: a following error costs a level
+    [001 「出错牌一方罚降一级，累计三次，直接被判负」]."""
+    t = table("pass10")
+    t.trick((0, "AH"), (1, "3C"), (2, "4H"), (3, "5H"))
+    s = t.trick((0, "KC"), (1, "7H"), (2, "4C"), (3, "5C"))
+    assert _only(t, s[1], "revoke")["penalty"]["levels"] == 1
+
+
+def test_referee_entered_violation_is_scored_per_profile(table: type[Table]) -> None:
+    """Violations the camera cannot see are entered by the referee: pass10 「悔牌一方罚降一级」
+    [001]."""
+    t = table("pass10")
+    seq = t.add("violation", seat=3, rule="take_back", by="ref-1", note="took back a 9")
+    v = _only(t, seq, "take_back")
+    assert (v["how"], v["penalty"]["levels"]) == ("referee", 1)
+
+
+def test_correction_withdraws_a_violation_and_rejudges_deterministically(
+    table: type[Table],
+) -> None:
+    t = table()
+    t.trick((0, "AH"), (1, "3C"), (2, "4H"), (3, "5H"))
+    s = t.trick((0, "KC"), (1, "7H"), (2, "4C"), (3, "5C"))
+    (v,) = t.all_found()
+    fix = t.add("correction", ref=s[1], cards=["7C"], by="ref-1", why="misread 7C as 7H")
+    assert t.rulings[fix] == [{"kind": "withdrawn", "id": v["id"], "by_seq": fix}]
+    assert t.ref.violations() == []
+    # the same record judged again from the file gives the same report
+    again = Referee(t.rules)
+    for ev in t.events:
+        again.feed(ev)
+    assert again.report() == t.ref.report()
+
+
+def test_correction_can_also_reveal_a_violation(table: type[Table]) -> None:
+    t = table()
+    s = t.trick((0, "AH"), (1, "3C"), (2, "4H"), (3, "5H"))
+    t2 = t.trick((0, "KC"), (1, "7C"), (2, "4C"), (3, "5C"))
+    assert t.all_found() == []
+    fix = t.add("correction", ref=t2[1], cards=["7H"], by="ref-1", why="it was 7H")
+    (v,) = [r for r in t.rulings[fix] if r["kind"] == "violation"]
+    assert (v["rule"], v["at_seq"], v["proven_by_seq"]) == ("revoke", s[1], t2[1])
+
+
+def test_bad_correction_is_an_error_not_a_crash(table: type[Table]) -> None:
+    t = table()
+    fix = t.add("correction", ref=999, cards=["7C"], by="ref-1", why="typo")
+    assert t.rulings[fix][0]["kind"] == "error"
+    assert "no event with seq 999" in t.rulings[fix][0]["problem"]
+
+
+def test_unsure_reading_makes_its_violations_provisional_until_settled(
+    table: type[Table],
+) -> None:
+    t = table()
+    t.trick((0, "AH"), (1, "3C"), (2, "4H"), (3, "5H"))
+    s = t.trick((0, "KC"), (1, "7H"), (2, "4C"), (3, "5C"))
+    t.add(
+        "needs_referee",
+        ref=s[1],
+        candidates=[{"cards": ["7H"], "confidence": 0.55}, {"cards": ["7C"], "confidence": 0.4}],
+    )
+    (v,) = t.ref.report()["hands"][0]["violations"]
+    assert v["provisional"] is True
+    t.add("ruling", ref=f"seq:{s[1]}", decision="upheld", by="ref-1")
+    (v,) = t.ref.report()["hands"][0]["violations"]
+    assert v["provisional"] is False
+
+
+def test_dismissed_violation_carries_no_penalty(table: type[Table]) -> None:
+    t = table("xize-1h")
+    t.trick((0, "AH"), (1, "3C"), (2, "4H"), (3, "5H"))
+    t.trick((0, "KC"), (1, "7H"), (2, "4C"), (3, "5C"))
+    (v,) = t.all_found()
+    t.add("ruling", ref=v["id"], decision="dismissed", by="ref-2", note="claim window passed")
+    hand = t.ref.report()["hands"][0]
+    assert hand["violations"][0]["status"] == "dismissed"
+    assert hand["penalty_points"] == 0
+
+
+def test_record_with_garbage_is_judged_around_the_bad_lines(
+    table: type[Table], tmp_path: Any
+) -> None:
+    """Garbage lines, unknown events and out-of-order seqs: clear errors, the rest judged."""
+    t = table()
+    t.trick((0, "AH"), (1, "3C"), (2, "4H"), (3, "5H"))
+    t.trick((0, "KC"), (1, "7H"), (2, "4C"), (3, "5C"))
+    path = tmp_path / "m.jsonl"
+    write_record(t.events, path)
+    lines = path.read_text(encoding="utf-8").splitlines()
+    lines.insert(5, "%%% camera hiccup %%%")
+    lines.insert(7, '{"v":1,"seq":6,"t":6.0,"type":"teleport","seat":1}')
+    lines.insert(9, lines[3])  # a repeated (out-of-order) event
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    events, errors = read_record(path)
+    assert [e.line for e in errors] == [6, 8, 10]
+    assert "not JSON" in str(errors[0])
+    assert "unknown event type 'teleport'" in str(errors[1])
+    assert "out of order" in str(errors[2])
+    ref = Referee(Rules.load("standard"))
+    for ev in events:
+        ref.feed(ev)
+    assert [v.rule for v in ref.violations()] == ["revoke"]
+
+
+@pytest.mark.parametrize("rule", ["revoke", "missed_pair", "missed_tractor", "failed_throw"])
+def test_every_retroactive_rule_has_a_penalty_entry_or_a_note(rule: str) -> None:
+    for pid in ("standard", "xize-1h", "jiawang", "pass10", "school-2010"):
+        pen = Rules.load(pid).penalty(rule)
+        assert pen.points or pen.per_card or pen.levels or pen.note
