@@ -124,6 +124,16 @@ def _two_big_kill(prev: Shape, play: Shape) -> bool:
 
 def beats_shape(prev: Shape, play: Shape, rules: Rules) -> bool:
     """``play`` beats ``prev`` under the profile's comparison (C6, §3.1)."""
+    bare_twos = play.rank == RANK_VALUE["2"] and not play.jokers and play.naturals % 3 == 0
+    if rules.sets.three_twos_beat_big and bare_twos:
+        k = play.naturals // 3  # bare 2s: also readable as jokers above 大花 (L248)
+        alt = Shape(play.count, k, None, 0, (THREE_TWOS,) * k, play.twos, 0, 0)
+        if _beats(prev, alt, rules):
+            return True
+    return _beats(prev, play, rules)
+
+
+def _beats(prev: Shape, play: Shape, rules: Rules) -> bool:
     if rules.sets.joker_compare == "dead_big" and prev.big:
         return False  # 「发牌均为死牌」(L62)
     if rules.sets.two_big_kill_one != "off" and _two_big_kill(prev, play):

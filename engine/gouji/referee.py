@@ -10,14 +10,14 @@ play and of the event that proves it and their evidence ids. An illegal set is w
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 from engine.cards import CardError, parse_cards
 from engine.gouji.plays import Shape, analyse
 from engine.gouji.rules import Rules
 from engine.gouji.scoring import PLACE_NAMES, Outcome, score
-from engine.gouji.table import SEATS, Burn, Table
+from engine.gouji.table import SEATS, Burn, Table, entry_formula
+from engine.record import apply_corrections
 
 Event = dict[str, Any]
 
@@ -115,21 +115,8 @@ class GoujiReferee:
 
     # --- dispatch ------------------------------------------------------------------------------
     def _corrected(self) -> list[Event]:
-        fixes: dict[int, Event] = {}
-        for ev in self.events:
-            if ev.get("type") == "correction" and isinstance(ev.get("ref"), int):
-                fixes[ev["ref"]] = ev
-        out = []
-        for ev in self.events:
-            if ev.get("type") == "correction":
-                continue
-            fix = fixes.get(ev.get("seq", -1))
-            if fix is not None:
-                ev = copy.deepcopy(ev)
-                skip = ("v", "seq", "t", "type", "ref", "by", "why")
-                ev.update({k: v for k, v in fix.items() if k not in skip})
-            out.append(ev)
-        return out
+        """The record with every correction applied (engine.record's one definition)."""
+        return [e for e in apply_corrections(self.events) if e.get("type") != "correction"]
 
     def _dispatch(self, ev: Event) -> None:
         kind = ev.get("type")
@@ -192,7 +179,7 @@ class GoujiReferee:
             self.hands.append(self._hand_report(final=False))
         banker = ev.get("banker")
         self.hand = int(ev.get("hand", self.hand + 1))
-        self.table = Table(self.rules, banker if isinstance(banker, int) else 0)
+        self.table = Table(self.rules, banker if isinstance(banker, int) else None)
 
     def _live(self, ev: Event) -> Table | None:
         t = self.table
@@ -315,15 +302,14 @@ class GoujiReferee:
 
     def _check_entry(self, burn: Burn, seat: int, seq: int) -> None:
         """changshi: N − J ≤ 2 over the burner's hand, provable once he is out (L31)."""
-        ranks = {s.rank for s in burn.sets if s.rank is not None and s.rank <= 14}
-        jokers = sum(s.big + s.small for s in burn.sets)
-        if len(ranks) - jokers > 2:
+        ok, ranks, jokers = entry_formula(burn.sets)
+        if not ok:
             t = self.table
             assert t is not None
             burn.failed = True
             t.finished.remove(seat)
             t.bottom.append(seat)
-            why = f"套数 {len(ranks)} − 鬼数 {jokers} > 2 (L31)"
+            why = f"套数 {ranks} − 鬼数 {jokers} > 2 (L31)"
             self._violation("illegal_burn", seat, burn.seq, seq, why, [])
 
     def _hand_end(self, ev: Event) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import tomllib
 from dataclasses import dataclass, fields
 from importlib import resources
+from importlib.resources.abc import Traversable
 from typing import Any
 
 CORE_ID = "gouji-core"
@@ -148,10 +149,11 @@ _KAIDIAN_SETS = ("pure", "with_twos", "single_two", "multi_twos", "small_joker")
 _GOUJI_RANKS = ("joker", "2", "A", "K", "Q", "J", "10", "9", "8", "7", "6", "5", "4", "3")
 
 
-def _read(profile_id: str) -> tuple[str, dict[str, Any]]:
+def _read(profile_id: str, folder: Traversable | None = None) -> tuple[str, dict[str, Any]]:
     name = f"{profile_id}.toml"
-    path = resources.files("engine.gouji").joinpath("profiles").joinpath(name)
-    where = f"engine/gouji/profiles/{name}"
+    base = folder if folder is not None else resources.files("engine.gouji").joinpath("profiles")
+    path = base.joinpath(name)
+    where = f"engine/gouji/profiles/{name}" if folder is None else str(path)
     if not path.is_file():
         known = ", ".join(Rules.ids())
         raise ProfileError(f"{where}: no such Gouji profile {profile_id!r} (known: {known})")
@@ -227,8 +229,11 @@ def _merge(
     return out, touched
 
 
-def load_profile(profile_id: str, options: dict[str, Any] | None = None) -> Rules:
-    """Read ``gouji-core``, merge the profile over it, check every key and citation."""
+def load_profile(
+    profile_id: str, options: dict[str, Any] | None = None, folder: Traversable | None = None
+) -> Rules:
+    """Read ``gouji-core``, merge the profile over it, check every key and citation.
+    ``folder`` reads the profile (not the core) from elsewhere, for tests and local sheets."""
     core_where, core = _read(CORE_ID)
     merged, _ = _merge(core_where, {}, core, core=True)
     where = core_where
@@ -236,7 +241,7 @@ def load_profile(profile_id: str, options: dict[str, Any] | None = None) -> Rule
     if profile_id == CORE_ID:
         over = core
     else:
-        where, over = _read(profile_id)
+        where, over = _read(profile_id, folder)
         if over.get("inherits") != CORE_ID:
             raise ProfileError(f"{where}: key inherits: must be {CORE_ID!r} (explicit inheritance)")
         merged, touched = _merge(where, merged, over, core=False)

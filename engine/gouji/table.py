@@ -69,6 +69,15 @@ class Burn:
     sets: list[Shape] = field(default_factory=list)  # the burner's sets from the burn on
 
 
+def entry_formula(sets: list[Shape]) -> tuple[bool, int, int]:
+    """changshi's burn entry: N natural ranks (3…A, 2s and jokers aside) minus J jokers held
+    must be ≤ 2 (「除小2和大小鬼外的套数」 L31). ``sets`` are the burner's sets from the burn
+    on, which once he is out are exactly his hand at the burn. Returns (ok, N, J)."""
+    ranks = {s.rank for s in sets if s.rank is not None and s.rank <= 14}
+    jokers = sum(s.big + s.small for s in sets)
+    return len(ranks) - jokers <= 2, len(ranks), jokers
+
+
 @dataclass(slots=True)
 class Verdict:
     """What a play is, and the violation it commits if any (``rule`` None when legal)."""
@@ -81,14 +90,15 @@ class Verdict:
 class Table:
     """One deal: card counts, rounds, passes, burns, 开点, 憋3 and the finishing order."""
 
-    def __init__(self, rules: Rules, leader: int = 0) -> None:
+    def __init__(self, rules: Rules, leader: int | None = 0) -> None:
         self.rules = rules
         self.counts = [HAND] * SEATS
         self.finished: list[int] = []  # went out, in order (头科 first)
         self.bottom: list[int] = []  # assigned bottom places, first = 大落
         self.out: set[int] = set()
-        self.leader = leader
-        self.round = Round(leader)
+        self.free_lead = leader is None  # no banker in the record: the first lead decides
+        self.leader = leader or 0
+        self.round = Round(self.leader)
         self.history: list[Round] = []
         self.burning: dict[int, Burn] = {}
         self.burns: list[Burn] = []
@@ -197,6 +207,8 @@ class Table:
         top = self.round.top
         if top is None:
             lead = self.entitled_leader()
+            if self.free_lead:
+                return Verdict("lead")
             if seat != lead:
                 return Verdict("lead", "out_of_turn", f"seat {lead} holds the lead")
             return Verdict("lead")
@@ -225,6 +237,8 @@ class Table:
             if self.barred(seat):
                 return Verdict(kind, "played_after_pass", "a pass ends the right this round (C9)")
         if not beats_shape(top.shape, shape, self.rules):
+            if not self.in_play(top.seat) and seat == self.entitled_leader():
+                return Verdict("new_lead")  # 接风 after a 底牌 whose passes were not recorded
             return Verdict(kind, "not_beating", "same count and strictly higher needed (C6)")
         return Verdict(kind)
 
@@ -279,6 +293,9 @@ class Table:
                     b.void = True  # 「死视为无效烧牌」(L204)
                     self.burning.pop(top.seat, None)
                     news.append("burn_void")
+        if top is None:
+            self.free_lead = False
+            self.round.leader = self.leader = seat
         rec = PlayRec(seq, seat, list(cards), shape, "lead" if top is None else kind)
         self.round.plays.append(rec)
         self.round.passes_on_top = set()
