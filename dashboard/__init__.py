@@ -1,1 +1,1 @@
-"""Flask dashboard for referees, hall view and broadcast overlay."""
+"""Flask dashboard for referees, hall view and broadcast overlay (``create_app``)."""

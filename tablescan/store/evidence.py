@@ -104,6 +104,11 @@ class EvidenceStore:
         self._db.executescript(SCHEMA)
         self.rejected = 0  # writes refused (bad input), for the health page
 
+    @staticmethod
+    def exists(data_dir: str | os.PathLike[str]) -> bool:
+        """Whether ``data_dir`` holds a store (without creating one)."""
+        return (Path(data_dir) / DB_NAME).exists()
+
     # -- plumbing ---------------------------------------------------------------------------
 
     def close(self) -> None:
@@ -344,13 +349,19 @@ class EvidenceStore:
         return [dict(zip(cols, r, strict=True)) for r in fetched]
 
     def resolve_media(self, evidence_id: str) -> str | None:
-        """An event's ``evidence`` value (a sha256, ``sha256:<hex>`` or a file name) → sha256."""
+        """An event's ``evidence`` value → sha256. Accepts a sha256, ``sha256:<hex>``, a file
+        name given to ``add_media``, or a table node's frame id whose files are named
+        ``<id>-after`` / ``<id>-before`` (the after frame is preferred)."""
         ident = evidence_id.removeprefix("sha256:")
         with self._lock:
-            row = self._db.execute(
-                "SELECT sha256 FROM media WHERE sha256=? OR name=? LIMIT 1", (ident, ident)
-            ).fetchone()
-        return str(row[0]) if row else None
+            for candidate in (ident, f"{ident}-after", f"{ident}-before"):
+                row = self._db.execute(
+                    "SELECT sha256 FROM media WHERE sha256=? OR name=? LIMIT 1",
+                    (candidate, candidate),
+                ).fetchone()
+                if row:
+                    return str(row[0])
+        return None
 
 
 def _row(r: tuple[Any, ...]) -> Row:

@@ -1,0 +1,226 @@
+"""The JSON API (the HTTP contract outside tools use). Every call needs a session (the app's
+before_request answers 401 first); every POST needs the CSRF token; ruling and correcting need
+the head or referee role. Decisions and corrections become match-record events (``ruling``,
+``correction``) so the engine re-judges and the store chains them with who and when."""
+
+from __future__ import annotations
+
+import shutil
+from typing import Any
+
+from flask import Blueprint, Response, current_app, jsonify, request, send_file, stream_with_context
+
+from dashboard.auth import current_user, role_required
+from dashboard.hub import Hub
+from dashboard.sse import hall_stream, table_stream
+from engine.cards import CardError, format_cards, parse_cards
+from tablescan.store import EvidenceStore, StoreError
+from tablescan.store.live import LiveFiles
+
+bp = Blueprint("api", __name__, url_prefix="/api")
+DECISIONS = {
+    "uphold": "upheld",
+    "upheld": "upheld",
+    "dismiss": "dismissed",
+    "dismissed": "dismissed",
+}
+
+
+def hub() -> Hub:
+    return current_app.extensions["tablescan.hub"]  # type: ignore[no-any-return]
+
+
+def _store() -> EvidenceStore:
+    return hub().store
+
+
+def _table_or_404(tid: str) -> Any:
+    table = hub().tables.get(tid)
+    if table is None:
+        return None
+    return table
+
+
+def _payload() -> dict[str, Any]:
+    if request.is_json:
+        data = request.get_json(silent=True)
+        return data if isinstance(data, dict) else {}
+    return request.form.to_dict()
+
+
+def _bad(message: str, status: int = 400) -> tuple[Response, int]:
+    current_app.extensions["tablescan.counters"]["api_refused"] += 1
+    current_app.logger.warning("API refused %s: %s", request.path, message)
+    return jsonify(error=message), status
+
+
+@bp.get("/tables")
+def tables() -> Any:
+    return jsonify(hub().summary())
+
+
+@bp.get("/tables/<tid>/state")
+def state(tid: str) -> Any:
+    table = _table_or_404(tid)
+    if table is None:
+        return _bad(f"no table {tid!r} on this node", 404)
+    return jsonify(table.view)
+
+
+def _sse(body: Any) -> Response:
+    resp = Response(stream_with_context(body), mimetype="text/event-stream")
+    resp.headers["Cache-Control"] = "no-cache"
+    resp.headers["X-Accel-Buffering"] = "no"
+    return resp
+
+
+@bp.get("/tables/<tid>/stream")
+def stream(tid: str) -> Any:
+    if _table_or_404(tid) is None:
+        return _bad(f"no table {tid!r} on this node", 404)
+    raw = request.headers.get("Last-Event-ID") or request.args.get("last_event_id")
+    last = int(raw) if raw and raw.lstrip("-").isdigit() else None
+    ping = float(current_app.config["SSE_PING_S"])
+    return _sse(table_stream(hub(), tid, last, ping))
+
+
+@bp.get("/hall/stream")
+def hall() -> Any:
+    return _sse(hall_stream(hub(), float(current_app.config["SSE_PING_S"])))
+
+
+@bp.post("/tables/<tid>/rulings")
+@role_required("head", "referee")
+def rulings(tid: str) -> Any:
+    """Uphold or dismiss a flagged violation (``violation``: its id), or settle a
+    ``needs_referee`` prompt (``ref``: ``seq:<n>``, ``decision``: ``upheld``)."""
+    table = _table_or_404(tid)
+    if table is None:
+        return _bad(f"no table {tid!r} on this node", 404)
+    data = _payload()
+    ref = str(data.get("violation") or data.get("ref") or "")
+    decision = DECISIONS.get(str(data.get("decision", "")).lower())
+    if decision is None:
+        return _bad("decision: expected 'uphold' or 'dismiss'")
+    known = {v.get("id") for v in table.view.get("violations", [])}
+    prompts = {f"seq:{e['ref']}" for e in table.view.get("needs_referee", [])}
+    if ref not in known and ref not in prompts:
+        return _bad(f"violation {ref!r}: no such violation or prompt on table {tid}", 404)
+    user = current_user()
+    assert user is not None
+    event = {"type": "ruling", "ref": ref, "decision": decision, "by": user.name}
+    if data.get("note"):
+        event["note"] = str(data["note"])[:500]
+    try:
+        seq = hub().append(tid, event)
+    except StoreError as e:
+        return _bad(str(e))
+    return jsonify(seq=seq, state=hub().tables[tid].view), 201
+
+
+@bp.post("/tables/<tid>/corrections")
+@role_required("head", "referee")
+def corrections(tid: str) -> Any:
+    """Fix a misread event: ``ref`` (its seq), the corrected ``cards`` (and/or ``seat``), or
+    ``delete``; ``why`` is kept in the audit log. The engine re-judges from there."""
+    table = _table_or_404(tid)
+    if table is None:
+        return _bad(f"no table {tid!r} on this node", 404)
+    data = _payload()
+    try:
+        ref = int(data.get("ref", ""))
+    except (TypeError, ValueError):
+        return _bad("ref: expected the seq of the event to correct")
+    target = next((e for e in table.events if e["seq"] == ref), None)
+    if target is None or target["type"] == "correction":
+        return _bad(f"ref {ref}: no correctable event with that seq on table {tid}", 404)
+    user = current_user()
+    assert user is not None
+    event: dict[str, Any] = {"type": "correction", "ref": ref, "by": user.name}
+    event["why"] = str(data.get("why") or "misread")[:500]
+    if str(data.get("delete", "")).lower() in ("1", "true", "yes"):
+        event["delete"] = True
+    if data.get("cards") not in (None, ""):
+        try:
+            event["cards"] = format_cards(parse_cards(data["cards"])).split()
+        except CardError as e:
+            return _bad(f"cards: {e}")
+    if data.get("seat") not in (None, ""):
+        try:
+            event["seat"] = int(data["seat"])
+        except (TypeError, ValueError):
+            return _bad("seat: expected a seat index")
+    if len(event) <= 4:
+        return _bad("nothing to correct: give cards, seat or delete")
+    try:
+        seq = hub().append(tid, event)
+    except StoreError as e:
+        return _bad(str(e))
+    return jsonify(seq=seq, state=hub().tables[tid].view), 201
+
+
+@bp.post("/tables/<tid>/calibration")
+@role_required("head", "referee")
+def calibration(tid: str) -> Any:
+    """Save the four table corners (image pixels, TL TR BR BL) dragged on the calibration page."""
+    data = _payload()
+    points = data.get("points")
+    try:
+        pts = [[float(x), float(y)] for x, y in points]  # type: ignore[union-attr]
+        if len(pts) != 4:
+            raise ValueError
+    except (TypeError, ValueError):
+        return _bad("points: expected four [x, y] image points (TL, TR, BR, BL)")
+    user = current_user()
+    assert user is not None
+    cal = {"method": "points", "points": pts}
+    LiveFiles(_store().data_dir).put_calibration(tid, cal)
+    _store().append_action(tid, {"action": "calibration", "by": user.name, **cal})
+    return jsonify(cal), 201
+
+
+@bp.get("/tables/<tid>/frame.jpg")
+def frame(tid: str) -> Any:
+    jpeg = LiveFiles(_store().data_dir).frame(tid)
+    if jpeg is None:
+        return _bad(f"table {tid}: no live frame yet", 404)
+    resp = Response(jpeg, mimetype="image/jpeg")
+    resp.headers["Cache-Control"] = "no-store"
+    return resp
+
+
+@bp.get("/media/<ident>")
+def media(tid: str | None = None, ident: str = "") -> Any:
+    sha = _store().resolve_media(ident)
+    path = _store().media_path(sha) if sha else None
+    if path is None:
+        return _bad(f"evidence {ident!r}: not stored (or pruned)", 404)
+    return send_file(path, max_age=3600)
+
+
+@bp.get("/health")
+def health() -> Any:
+    return jsonify(health_report())
+
+
+def health_report() -> dict[str, Any]:
+    store = _store()
+    live = LiveFiles(store.data_dir)
+    disk = shutil.disk_usage(store.data_dir)
+    counters = dict(current_app.extensions["tablescan.counters"])
+    counters["store_refused"] = store.rejected
+    return {
+        "disk_free_bytes": disk.free,
+        "disk_total_bytes": disk.total,
+        "counters": counters,
+        "tables": [
+            {
+                "id": tid,
+                "seq": t.seq,
+                "engine": t.engine,
+                "errors": len(t.errors),
+                "node": live.health(tid),
+            }
+            for tid, t in sorted(hub().tables.items())
+        ],
+    }

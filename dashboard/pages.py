@@ -1,0 +1,86 @@
+"""The referee pages. Each renders a shell; ``static/app.js`` fills it from the page's one SSE
+stream, so what the page shows is always the engine's latest state."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, abort, current_app, render_template, request, url_for
+
+from dashboard.api import health_report, hub
+from dashboard.auth import current_user, login_required, role_required
+
+bp = Blueprint("pages", __name__)
+
+
+def _table(tid: str) -> Any:
+    if tid not in hub().tables:
+        abort(404, f"no table {tid!r} on this node")
+    return hub().tables[tid]
+
+
+@bp.get("/")
+@login_required
+def hall() -> str:
+    return render_template("hall.html", page="hall")
+
+
+@bp.get("/tables/<tid>")
+@login_required
+def table(tid: str) -> str:
+    _table(tid)
+    return render_template("table.html", page="table", tid=tid)
+
+
+@bp.get("/tables/<tid>/violations")
+@login_required
+def violations(tid: str) -> str:
+    _table(tid)
+    return render_template("violations.html", page="violations", tid=tid)
+
+
+@bp.get("/tables/<tid>/corrections")
+@login_required
+def corrections(tid: str) -> str:
+    _table(tid)
+    return render_template("corrections.html", page="corrections", tid=tid)
+
+
+@bp.get("/tables/<tid>/calibration")
+@login_required
+def calibration(tid: str) -> str:
+    from tablescan.store.live import LiveFiles
+    from vision.calibration import default_layout
+
+    view = _table(tid).view
+    layout = default_layout(max(2, len(view.get("seats", [])) or 4))
+    areas = [
+        {"name": a.name, "kind": a.kind, "seat": a.seat, "polygon": [list(p) for p in a.polygon]}
+        for a in layout.areas
+    ]
+    saved = LiveFiles(hub().store.data_dir).calibration(tid)
+    return render_template(
+        "calibration.html",
+        page="calibration",
+        tid=tid,
+        layout={"table_size": list(layout.table_size), "areas": areas},
+        saved=saved,
+    )
+
+
+@bp.get("/health")
+@login_required
+def health() -> str:
+    return render_template("health.html", page="health", health=health_report())
+
+
+@bp.route("/tables/<tid>/overlay-token", methods=["POST"])
+@role_required("head")
+def overlay_token(tid: str) -> str:
+    _table(tid)
+    user = current_user()
+    token = current_app.extensions["tablescan.users"].new_overlay_token(
+        tid, by=user.name if user else ""
+    )
+    url = url_for("overlay.page", tid=tid, token=token, _external=True)
+    return render_template("token.html", page="table", tid=tid, url=url, host=request.host)

@@ -1,0 +1,64 @@
+"""``tablescan serve``: the referee dashboard (waitress, threaded), bound to 127.0.0.1 unless
+told otherwise. ``--demo`` plays simulated matches live into the store so the screens move."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import secrets
+import tempfile
+
+from tablescan.store import DEFAULT_DATA_DIR
+
+log = logging.getLogger(__name__)
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("serve", help="run the referee dashboard and broadcast overlay")
+    p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    p.add_argument("--port", type=int, default=8080)
+    p.add_argument(
+        "--data",
+        default=None,
+        help=f"the node's data directory (default {DEFAULT_DATA_DIR!r}, or $TABLESCAN_DATA; "
+        "with --demo: a fresh temporary directory)",
+    )
+    p.add_argument("--demo", action="store_true", help="play simulated matches live")
+    p.add_argument("--demo-tables", type=int, default=2)
+    p.add_argument("--demo-pace", type=float, default=1.0, help="seconds between demo events")
+    p.add_argument("--overlay-delay", type=float, default=0.0, help="default broadcast delay (s)")
+    p.add_argument("--overlay-min-delay", type=float, default=0.0, help="smallest delay allowed")
+    p.add_argument("--threads", type=int, default=48, help="server threads (each SSE holds one)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    import waitress
+
+    from dashboard.app import create_app
+    from tablescan.users import UserStore
+
+    data = args.data or (
+        tempfile.mkdtemp(prefix="tablescan-demo-") if args.demo else DEFAULT_DATA_DIR
+    )
+    app = create_app(
+        data, OVERLAY_DELAY_S=args.overlay_delay, OVERLAY_MIN_DELAY_S=args.overlay_min_delay
+    )
+    url = f"http://{args.host}:{args.port}"
+    if args.demo:
+        from dashboard.demo import start_demo
+
+        hub = app.extensions["tablescan.hub"]
+        demos = start_demo(hub.store, tables=args.demo_tables, pace_s=args.demo_pace)
+        users = UserStore(data)
+        password = secrets.token_urlsafe(9)
+        users.add("demo", "head", password)
+        token = users.new_overlay_token(demos[0].table, by="demo")
+        print(f"demo data in {data}")
+        print(f"log in at {url}/login as  demo / {password}")
+        print(f"overlay: {url}/overlay/{demos[0].table}?token={token}")
+    elif not UserStore(data).names():
+        print(f"no users yet: add one with  tablescan user add NAME --role head --data {data}")
+    print(f"serving the dashboard on {url} (data: {data})", flush=True)
+    waitress.serve(app, host=args.host, port=args.port, threads=args.threads, ident="tablescan")
+    return 0

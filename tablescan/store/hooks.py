@@ -1,0 +1,34 @@
+"""Wiring a table node to the store: ``NodeHooks(**store_hooks(store, table))``.
+
+Every record event is chained (``append_event``), the JPEGs the node keeps for an event are
+stored by content and tied to its seq (named after their files, so the event's ``evidence`` id
+finds them), and every ruling the node's referee gives is chained too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from tablescan.store.evidence import EvidenceStore
+
+
+def store_hooks(store: EvidenceStore, table: str) -> dict[str, Callable[..., None]]:
+    def on_event(event: dict[str, Any]) -> None:
+        store.append_event(table, event)
+
+    def on_evidence(event: dict[str, Any], paths: list[Path]) -> None:
+        for path in paths:
+            store.add_media(
+                path,
+                table=table,
+                seq=event.get("seq"),
+                name=path.stem,
+                suffix=path.suffix or ".jpg",
+            )
+
+    def on_ruling(event: dict[str, Any], ruling: dict[str, Any]) -> None:
+        store.append_ruling(table, ruling)
+
+    return {"on_event": on_event, "on_evidence": on_evidence, "on_ruling": on_ruling}
