@@ -1,0 +1,89 @@
+"""``tablescan simulate --profile ID --seed N [--revokes K] > match.jsonl``.
+
+Writes a simulated match record (the camera's format) and, beside it, the ground truth the
+camera never sees: the deals and each injected violation with the ``seq`` where it happened
+and the ``seq`` whose cards first prove it. ``--revokes K`` injects K violations (every kind
+in turn: revokes, missed pairs and tractors, failed throws, wrong counts, out-of-turn plays,
+illegal leads, wrong bury counts; for Gouji the Gouji simulator's kinds).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from engine.record import dumps_event
+from tablescan.commands.judge import game_of
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("simulate", help="write a simulated match record (and its ground truth)")
+    p.add_argument("--profile", default="standard", help="rule profile id (80-points or Gouji)")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--revokes", type=int, default=0, metavar="K", help="inject K violations")
+    p.add_argument("--hands", type=int, default=4, help="deals in the match (80-points)")
+    p.add_argument("--kinds", help="80-points: comma-separated violation kinds to inject")
+    p.add_argument("-o", "--output", help="record path (default: stdout)")
+    p.add_argument("--truth", help="ground-truth path (default: beside -o as NAME.truth.json)")
+    p.set_defaults(func=run)
+
+
+def simulate(
+    profile: str, seed: int, inject: int, hands: int, kinds: list[str] | None
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Dispatch by game: the tractor record simulator, or the Gouji engine's."""
+    if game_of(profile) == "gouji":
+        try:
+            from engine.gouji.sim import simulate as gouji_simulate
+        except ImportError as e:
+            raise ValueError(f"the Gouji simulator is not available: {e}") from None
+        return gouji_simulate(profile, seed, inject=inject)
+    from engine.tractor import Rules
+    from engine.tractor.record_sim import INJECTABLE
+    from engine.tractor.record_sim import simulate as tractor_simulate
+
+    chosen = kinds or list(INJECTABLE)
+    unknown = [k for k in chosen if k not in INJECTABLE]
+    if unknown:
+        raise ValueError(f"unknown kinds {unknown} (known: {', '.join(INJECTABLE)})")
+    return tractor_simulate(Rules.load(profile), seed, hands=hands, inject=inject, kinds=chosen)
+
+
+def truth_path(output: str | None, truth: str | None) -> Path | None:
+    if truth:
+        return Path(truth)
+    if output:
+        out = Path(output)
+        stem = out.name[: -len(".jsonl")] if out.name.endswith(".jsonl") else out.stem
+        return out.with_name(stem + ".truth.json")
+    return None
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.revokes < 0 or args.hands < 1:
+        print("error: --revokes must be >= 0 and --hands >= 1", file=sys.stderr)
+        return 2
+    kinds = [k.strip() for k in args.kinds.split(",") if k.strip()] if args.kinds else None
+    try:
+        events, truth = simulate(args.profile, args.seed, args.revokes, args.hands, kinds)
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    text = "".join(dumps_event(e) + "\n" for e in events)
+    if args.output:
+        Path(args.output).write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+    where = truth_path(args.output, args.truth)
+    if where is not None:
+        where.write_text(json.dumps(truth, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    injected = truth.get("injected", truth.get("violations", []))
+    note = f"{len(events)} events, {len(injected)} violation(s) injected"
+    print(
+        note + (f"; truth in {where}" if where else "; truth not written (no -o/--truth)"),
+        file=sys.stderr,
+    )
+    return 0
