@@ -1,0 +1,172 @@
+"""Pipeline bench: rendered hands with held-out deck designs, replayed through the table node.
+
+Prints, per hand and in total: play events exactly right (seat and cards), wrong plays surfaced
+as ``needs_referee`` vs silent, plays missed, final attacker points vs the truth, latency from
+the first still frame to the event (median), and replay frames/s.
+
+    .venv/bin/python bench/bench_pipeline.py            # 2 hands (a few minutes)
+    .venv/bin/python bench/bench_pipeline.py --full     # the 10-hand run of the issue's bars
+    .venv/bin/python bench/bench_pipeline.py --detector labels   # pipeline alone (no recognizer)
+
+Renders go to ``renders/bench/`` (git-ignored) and are reused when already there.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import logging
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from engine.record import apply_corrections  # noqa: E402
+from tablescan.config import load_config  # noqa: E402
+from tablescan.node import Detector, TableNode, load_detector, make_referee, run_source  # noqa: E402
+from vision.render_match import LabelDetector, read_truth, render_simulated  # noqa: E402
+from vision.sources import open_source  # noqa: E402
+
+Play = tuple[int, tuple[str, ...]]
+
+
+def plays_of(events: list[dict[str, Any]]) -> list[tuple[int, Play]]:
+    return [
+        (e["seq"], (e["seat"], tuple(sorted(e["cards"]))))
+        for e in apply_corrections(events)
+        if e["type"] == "play"
+    ]
+
+
+def attacker_points(events: list[dict[str, Any]]) -> int | None:
+    ref = make_referee(next(e for e in events if e["type"] == "match_start"))
+    for e in events:
+        ref.feed(e)
+    hands = ref.report().get("hands") or []
+    return hands[0].get("attacker_points") if hands else None
+
+
+def score_hand(truth: list[dict[str, Any]], got: list[dict[str, Any]]) -> dict[str, Any]:
+    t_plays = [p for _, p in plays_of(truth)]
+    g = plays_of(got)
+    g_plays = [p for _, p in g]
+    flagged = {e["ref"] for e in got if e["type"] == "needs_referee"}
+    sm = difflib.SequenceMatcher(a=t_plays, b=g_plays, autojunk=False)
+    matched_g: set[int] = set()
+    exact = 0
+    for block in sm.get_matching_blocks():
+        exact += block.size
+        matched_g.update(range(block.b, block.b + block.size))
+    wrong = [i for i in range(len(g_plays)) if i not in matched_g]
+    surfaced = sum(g[i][0] in flagged for i in wrong)
+    right_flagged = sum(g[i][0] in flagged for i in matched_g)
+    missed = len(t_plays) - exact - max(0, len(wrong) - (len(g_plays) - len(t_plays)))
+    return {
+        "plays": len(t_plays),
+        "exact": exact,
+        "wrong": len(wrong),
+        "surfaced": surfaced,
+        "silent": len(wrong) - surfaced,
+        "missed": max(0, missed),
+        "flagged_right": right_flagged,
+        "points_truth": attacker_points(truth),
+        "points_got": attacker_points(got),
+    }
+
+
+def truth_gap_ms(truth: list[dict[str, Any]], got: list[dict[str, Any]]) -> list[float]:
+    """Video-time gap between each play's true settle time and the frame that wrote it."""
+    t_by = {}
+    for e in truth:
+        if e["type"] == "play":
+            t_by.setdefault((e["seat"], tuple(sorted(e["cards"]))), []).append(e["t"])
+    gaps = []
+    for e in got:
+        if e["type"] == "play":
+            ts = t_by.get((e["seat"], tuple(sorted(e["cards"]))))
+            if ts:
+                gaps.append((e["t"] - ts.pop(0)) * 1000)
+    return gaps
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--hands", type=int, default=2)
+    ap.add_argument("--full", action="store_true", help="10 hands (the issue's bars)")
+    ap.add_argument("--seed", type=int, default=100, help="first seed")
+    ap.add_argument("--detector", choices=("auto", "model", "labels"), default="auto")
+    ap.add_argument("--out", type=Path, default=ROOT / "renders" / "bench")
+    args = ap.parse_args()
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    hands = 10 if args.full else args.hands
+    model = ROOT / "models" / "cards.onnx"
+    kind = args.detector
+    if kind == "auto":
+        kind = "model" if model.exists() else "labels"
+        if kind == "labels":
+            print("models/cards.onnx not found: measuring the pipeline with the renderer's labels")
+    print(f"pipeline bench: {hands} hand(s), held-out designs, reader = {kind}")
+    rows = []
+    lat: list[float] = []
+    gaps: list[float] = []
+    frames = 0
+    wall = 0.0
+    for i in range(hands):
+        seed = args.seed + i
+        video = args.out / f"hand{seed}.mp4"
+        t0 = time.perf_counter()
+        if not (video.exists() and video.with_name(video.stem + ".table.toml").exists()):
+            render_simulated("standard", seed, video, split="eval")
+        render_s = time.perf_counter() - t0
+        cfg = load_config(video.with_name(video.stem + ".table.toml"))
+        detector: Detector
+        if kind == "labels":
+            detector = LabelDetector(video.with_name(video.stem + ".labels.jsonl"))
+        else:
+            detector = load_detector(cfg, model)
+        node = TableNode(cfg, detector, keep_evidence=False)
+        stats = run_source(node, open_source(str(video), cfg.fps))
+        truth = read_truth(video.with_name(video.stem + ".truth.jsonl"))
+        row = score_hand(truth, node.events)
+        row.update(
+            seed=seed,
+            fps=stats.frames / stats.wall_s,
+            latency=statistics.median(stats.latency_ms) if stats.latency_ms else float("nan"),
+            render_s=render_s,
+        )
+        rows.append(row)
+        lat += stats.latency_ms
+        gaps += truth_gap_ms(truth, node.events)
+        frames += stats.frames
+        wall += stats.wall_s
+        print(
+            f"  seed {seed}: plays {row['exact']}/{row['plays']} exact, wrong {row['wrong']} "
+            f"(surfaced {row['surfaced']}, silent {row['silent']}), missed {row['missed']}, "
+            f"right-but-flagged {row['flagged_right']}, points {row['points_got']} vs truth "
+            f"{row['points_truth']}, latency median {row['latency']:.0f} ms, "
+            f"replay {row['fps']:.0f} frames/s (render {render_s:.0f} s)",
+            flush=True,
+        )
+    plays = sum(r["plays"] for r in rows)
+    exact = sum(r["exact"] for r in rows)
+    wrong = sum(r["wrong"] for r in rows)
+    silent = sum(r["silent"] for r in rows)
+    points_ok = sum(r["points_got"] == r["points_truth"] for r in rows)
+    print(f"play events exactly right: {exact}/{plays} = {100 * exact / max(1, plays):.2f}%")
+    print(f"wrong plays: {wrong}, surfaced as needs_referee: {wrong - silent}, silent: {silent}")
+    print(f"plays missed: {sum(r['missed'] for r in rows)}")
+    print(f"final points identical to the truth: {points_ok}/{len(rows)} hands")
+    if lat:
+        print(f"latency first still frame -> event: median {statistics.median(lat):.0f} ms")
+    if gaps:
+        print(f"video-time gap true settle -> event frame: median {statistics.median(gaps):.0f} ms")
+    print(f"replay throughput: {frames / wall:.0f} frames/s ({frames} frames)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
