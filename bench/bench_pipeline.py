@@ -80,7 +80,7 @@ def score_hand(truth: list[dict[str, Any]], got: list[dict[str, Any]]) -> dict[s
 
 def truth_gap_ms(truth: list[dict[str, Any]], got: list[dict[str, Any]]) -> list[float]:
     """Video-time gap between each play's true settle time and the frame that wrote it."""
-    t_by = {}
+    t_by: dict[Play, list[float]] = {}
     for e in truth:
         if e["type"] == "play":
             t_by.setdefault((e["seat"], tuple(sorted(e["cards"]))), []).append(e["t"])
