@@ -140,9 +140,19 @@ def _card_at(slot: int, sc: dict[int, Card], ctx: Context, suit: str) -> Card:
 
 def split(cards: Sequence[Card], suit: str, ctx: Context, rules: Rules) -> list[Unit]:
     """Greedy split of cards of one effective suit into units (widest, longest first)."""
+    info = ctx.info
+    if len(cards) == 1:
+        c = cards[0]
+        return [Unit(1, 1, (c,), info[c].strength, suit)]
+    if len(cards) == 2:
+        a, b = cards
+        if a == b:
+            return [Unit(2, 1, (a, a), info[a].strength, suit)]
+        ka, kb = info[a].strength, info[b].strength
+        ua, ub = Unit(1, 1, (a,), ka, suit), Unit(1, 1, (b,), kb, suit)
+        return [ua, ub] if ka >= kb else [ub, ua]
     counts: Counter[Card] = Counter(cards)
     units: list[Unit] = []
-    info = ctx.info
     min_len = rules.tractor.min_pairs
     for w in widths(rules):
         while True:

@@ -9,7 +9,6 @@ first played wins), and its slot on the tractor chain of that suit. The table is
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 
 from engine.cards import RANK_INDEX, RANKS, SUITS, Card, parse_card
 from engine.tractor.rules import Rules
@@ -63,9 +62,26 @@ def _perm(rules: Rules) -> set[Card]:
     return {parse_card(c) for c in rules.perm_trumps}
 
 
-@lru_cache(maxsize=512)
+_CACHE: dict[tuple[Trump, int], tuple[Rules, Context]] = {}
+
+
 def context(trump: Trump, rules: Rules) -> Context:
-    """Build (once) the card tables for this trump context under this profile."""
+    """The card tables for this trump context under this profile, built once.
+
+    Keyed by the profile object's identity (hashing a whole ``Rules`` on every look-up would
+    cost more than the judging); the entry keeps the object alive so the id stays its own.
+    """
+    hit = _CACHE.get((trump, id(rules)))
+    if hit is not None and hit[0] is rules:
+        return hit[1]
+    if len(_CACHE) > 4096:
+        _CACHE.clear()
+    ctx = _build(trump, rules)
+    _CACHE[(trump, id(rules))] = (rules, ctx)
+    return ctx
+
+
+def _build(trump: Trump, rules: Rules) -> Context:
     lv = trump.level
     perm = _perm(rules)
     tr = rules.tractor
