@@ -216,14 +216,14 @@ class Table:
             return Verdict("new_lead")
         if self.rules.sets.two_big_kill_one == "free" and two_big_kill(top.shape, shape):
             return Verdict("kill")  # 「二杀一不记过牌，不算烧牌」(L263)
+        burner = self.restricted() and seat != duitou(top.seat) and self.has_head(seat)
         if self.settled():
-            if self.may_burn(seat) and beats_shape(top.shape, shape, self.rules):
-                return Verdict("burn")
             lead = self.entitled_leader()
             if seat == lead:
                 return Verdict("new_lead")
-            return Verdict("answer", "out_of_turn", f"the set stood; seat {lead} leads")
-        if self.restricted() and seat != duitou(top.seat) and self.has_head(seat):
+            if not burner:  # a late burn is judged as a burn below
+                return Verdict("answer", "out_of_turn", f"the set stood; seat {lead} leads")
+        if burner:
             kind = "burn"
             if not self.rules.burn.allowed:
                 return Verdict(kind, "no_right", "only the 对头 may answer a 够级 set (C8)")

@@ -1,0 +1,377 @@
+"""Hand-written records per rule, each citing the sheet it enforces: the referee flags what the
+cards prove, at the play that proves it, and nothing else."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from engine.gouji import Rules
+from engine.gouji.plays import analyse
+from engine.gouji.referee import GoujiReferee
+from engine.gouji.table import entry_formula
+from engine.record import referee_for, validate_event
+
+
+class Deal:
+    """A record written by hand: seats 0–5, ``counts`` set through 送 exchanges."""
+
+    def __init__(self, pid: str, banker: int | None = 0, counts: dict[int, int] | None = None):
+        self.ref = GoujiReferee(Rules.load(pid))
+        self.seq = 0
+        self.ev(
+            "match_start",
+            game="gouji",
+            profile=pid,
+            seats=["a", "b", "c", "d", "e", "f"],
+            teams=[[0, 2, 4], [1, 3, 5]],
+            levels=["-", "-"],
+        )
+        self.ev("hand_start", hand=1, banker=banker, level="-")
+        for seat, n in sorted((counts or {}).items()):
+            sink = next(s for s in range(6) if s not in (counts or {}))
+            self.ev("exchange", seat=seat, to=sink, count=36 - n, what="give", cards=None)
+
+    def ev(self, type_: str, **fields: Any) -> list[dict[str, Any]]:
+        e = validate_event({"v": 1, "seq": self.seq, "t": float(self.seq), "type": type_, **fields})
+        self.seq += 1
+        return self.ref.feed(e)
+
+    def play(self, seat: int, cards: str) -> list[dict[str, Any]]:
+        return self.ev("play", seat=seat, cards=cards.split(), evidence=f"f{self.seq}")
+
+    def passes(self, *seats: int) -> None:
+        for s in seats:
+            self.ev("pass", seat=s)
+
+    def rules_flagged(self) -> list[tuple[str, int, int]]:
+        return [(v["rule"], v["seat"], v["at_seq"]) for v in self.ref.violations]
+
+    @property
+    def t(self) -> Any:
+        return self.ref.table
+
+
+def test_referee_for_picks_the_gouji_referee() -> None:
+    assert referee_for({"type": "match_start", "game": "gouji"}) is GoujiReferee
+
+
+def test_lead_out_of_turn_is_void() -> None:
+    d = Deal("gouji-core", banker=0)
+    seq = d.seq
+    [v] = [r for r in d.play(2, "5S") if r["type"] == "violation"]
+    assert (v["rule"], v["seat"], v["at_seq"], v["proven_by_seq"]) == ("out_of_turn", 2, seq, seq)
+    assert v["evidence"] == [f"f{seq}", f"f{seq}"] and v["penalty"]
+    assert d.t.counts[2] == 36  # 错牌不出: the cards go back
+    d.play(0, "5S")
+    assert len(d.ref.violations) == 1
+
+
+def test_not_beating_is_withdrawn_and_counts_as_a_pass() -> None:
+    # 「须按此张数依次由下家出牌」(L270); 「错牌不出」(L59); jinan 「视为无效出牌」(L181)
+    d = Deal("gouji-core")
+    d.play(0, "5S 5H")
+    d.play(1, "4S 4H")  # lower
+    d.play(1, "6S")  # wrong count, and seat 1 already counts as passed
+    d.play(2, "5C 5D")  # equal rank does not beat (「点数大的即大」 L247)
+    assert [r for r, _, _ in d.rules_flagged()] == [
+        "not_beating",
+        "played_after_pass",
+        "not_beating",
+    ]
+    d.play(3, "6C 6D")
+    assert len(d.ref.violations) == 3
+
+
+def test_pass_bars_the_round_except_against_duitou() -> None:
+    # 「过牌者除“对头牌”外」(L34), 「本轮再无权发牌」(L34)
+    d = Deal("gouji-core")
+    d.play(0, "5S")
+    d.passes(1)
+    d.play(2, "6S")
+    d.passes(3)
+    d.play(4, "7S")  # seat 4 is seat 1's 对头
+    d.passes(5, 0)
+    d.play(1, "8S")
+    assert d.ref.violations == []
+    # paodekuai: 「过牌者在这一轮里无权再出牌」(L244): no 对头 exception
+    p = Deal("gouji-paodekuai")
+    p.play(0, "5S")
+    p.passes(1)
+    p.play(2, "6S")
+    p.passes(3)
+    p.play(4, "7S")
+    p.passes(5, 0)
+    p.play(1, "8S")
+    assert p.rules_flagged() == [("played_after_pass", 1, p.seq - 1)]
+
+
+def test_only_duitou_answers_a_gouji_set_others_burn() -> None:
+    # 「只有对头才有资格上牌」(L70), 「除“烧牌”或“无头”外」(L69)
+    d = Deal("gouji-changshi")
+    d.play(0, "AS AH")  # 2 A: 够级
+    assert d.t.restricted() and d.t.may_answer(3) and not d.t.may_answer(1)
+    notes = d.play(1, "2S 2H")  # a burn
+    assert any(r["type"] == "burn" for r in notes) and 1 in d.t.burning
+    assert d.ref.violations == []
+
+
+def test_no_burn_after_a_pass() -> None:
+    # changshi 「过牌既不能打也不能烧」(L9); abqu 「过牌后不得烧牌」(L266)
+    d = Deal("gouji-abqu")
+    d.play(0, "AS AH")
+    d.passes(1)
+    d.play(1, "2S 2H")
+    assert d.rules_flagged() == [("played_after_pass", 1, d.seq - 1)]
+
+
+def test_changshi_burn_needs_five_players_in() -> None:
+    # 「如果还有至少5个人未走科」(L30): two seats blocked on 3s leave four in play
+    d = Deal("gouji-changshi", counts={2: 2, 4: 2})
+    d.play(0, "5S")
+    d.play(2, "6S")
+    d.play(3, "7S")
+    d.ev("show", seat=2, cards=["3S"], what="liang3")
+    d.play(4, "8S")
+    d.play(5, "9S")
+    d.ev("show", seat=4, cards=["3H"], what="liang3")
+    assert d.t.bottom == [2, 4] and d.t.players_in() == 4
+    d.passes(0, 1, 3)
+    d.play(5, "KS KH")  # 够级 from seat 5; only seat 2 (out) could answer
+    d.play(0, "AS AH")
+    assert d.rules_flagged() == [("illegal_burn", 0, d.seq - 1)]
+
+
+def test_burner_breaking_the_joker_duty_takes_the_bottom_place() -> None:
+    # 「其他每一手牌均需要至少挂1个鬼」(L33); 「烧牌不成即为末位」(L13)
+    d = Deal("gouji-core")
+    d.play(0, "AS AH")
+    d.play(1, "2S 2H")  # burn
+    d.passes(4)  # the burner's 对头 lets it stand
+    d.play(1, "7S")  # no joker, not the last set
+    assert d.rules_flagged() == [("burn_no_joker", 1, d.seq - 1)]
+    assert d.t.bottom == [1] and not d.t.in_play(1)
+    d.play(1, "SJ 7S")
+    assert [e["problem"] for e in d.ref.errors] == ["seat 1 is out of the deal and holds no cards"]
+
+
+def test_burn_with_a_joker_is_fine_and_paodekuai_wants_one_on_the_burn_itself() -> None:
+    d = Deal("gouji-core")
+    d.play(0, "AS AH")
+    d.play(1, "2S 2H")
+    d.passes(4)
+    d.play(1, "SJ 7S")
+    assert d.ref.violations == []
+    # paodekuai 「如烧牌，除最后一把其他需把把挂王」(L244)
+    p = Deal("gouji-paodekuai")
+    p.play(0, "AS AH")
+    p.play(1, "2S 2H")
+    assert p.rules_flagged() == [("illegal_burn", 1, p.seq - 1)]
+
+
+def test_burn_killed_by_own_duitou_is_void() -> None:
+    # jinan 「烧牌者被对头杀」(L203) 「死视为无效烧牌」(L204)
+    d = Deal("gouji-jinan-2010")
+    d.play(0, "AS AH")
+    d.play(1, "2S 2H")
+    notes = d.play(4, "SJ SJ")
+    assert any(r["type"] == "burn_void" for r in notes)
+    assert 1 not in d.t.burning and d.t.burns[0].void
+
+
+def test_changshi_entry_formula() -> None:
+    # 「除小2和大小鬼外的套数」 − jokers ≤ 2 (L31)
+    r = Rules.load("gouji-changshi")
+    sets = [analyse(c, r) for c in ("KS KH", "5S SJ", "6S BJ", "3S 3H")]
+    assert entry_formula(sets) == (True, 4, 2)  # type: ignore[arg-type]
+    sets = [analyse(c, r) for c in ("KS KH", "5S SJ", "6S", "3S")]
+    assert entry_formula(sets) == (False, 4, 1)  # type: ignore[arg-type]
+
+
+def test_bie3_early_three() -> None:
+    # 「不是最后一手牌时不许出3」(L100)
+    d = Deal("gouji-tv-bie3")
+    d.play(0, "3S")
+    assert d.rules_flagged() == [("early_three", 0, d.seq - 1)]
+    d.play(0, "5S")  # the leader leads again
+    assert len(d.ref.violations) == 1 and d.t.counts[0] == 35
+
+
+def test_last_set_must_be_threes() -> None:
+    # 「每人最后一手牌即底牌必须是3牌」(L51); 「无3者本把即为大落」(L238)
+    d = Deal("gouji-changshi", counts={0: 2})
+    d.play(0, "5S 5H")
+    assert d.rules_flagged() == [("last_not_three", 0, d.seq - 1)]
+    assert d.t.bottom == [0]
+
+
+def test_blocked_on_threes_takes_the_bottom_and_scores() -> None:
+    # bie3 「最后走3之前的一手牌被人上牌」(L248) 「称为“被闷”」;
+    # 「第一个被闷的人将成为本局牌的“大落”」(L248)
+    d = Deal("gouji-bie3", counts={0: 3})
+    d.play(0, "5S")
+    d.play(1, "6S")
+    notes = d.ev("show", seat=0, cards=["3S", "3H"], what="liang3")
+    assert [n["type"] for n in notes] == ["blocked"] and notes[0]["by"] == 1
+    assert d.t.bottom == [0] and d.t.blocks == [(1, 0, d.seq - 1)]
+    # a 亮3 that does not match the count is an error, never a block
+    e = Deal("gouji-bie3", counts={0: 3})
+    e.play(0, "5S")
+    e.play(1, "6S")
+    e.ev("show", seat=0, cards=["3S"], what="liang3")
+    assert e.t.bottom == [] and e.ref.errors
+
+
+def test_kaidian_stands_and_fa4() -> None:
+    # bie3: a 够级 set that nobody answers 「使得自己获得出牌权」(L248) opens
+    d = Deal("gouji-bie3")
+    d.play(0, "AS AH")
+    d.passes(3)
+    d.play(0, "5S")
+    assert d.t.opened[0]
+    # changshi: 「如果开点后下道牌不发4，仍不算开点」(L28)
+    c = Deal("gouji-changshi")
+    c.play(0, "AS AH")
+    c.passes(3)
+    c.play(0, "5S")
+    assert not c.t.opened[0]
+    c.passes(1, 2, 3, 4, 5)
+    c.play(0, "KS KH")
+    c.passes(3)
+    c.play(0, "4S 4H")
+    assert c.t.opened[0]
+    # jinan: 「开点前发4，视为放弃开点」(L184)
+    j = Deal("gouji-jinan-2010")
+    j.play(0, "4S")
+    j.passes(1, 2, 3, 4, 5)
+    j.play(0, "AS AH")
+    j.passes(3)
+    j.play(0, "4H")
+    assert j.t.forfeit[0] and not j.t.opened[0]
+
+
+def test_jiefeng_the_xiajia_leads_after_a_last_set() -> None:
+    # paodekuai 「上家的底牌无人灭时」(L245) → 「下家接风后将获得发牌权」(L245)
+    d = Deal("gouji-paodekuai", counts={0: 1})
+    d.play(0, "5S")
+    assert d.t.finished == [0]
+    d.passes(1, 2, 3, 4, 5)
+    d.play(2, "7S")
+    assert d.rules_flagged() == [("out_of_turn", 2, d.seq - 1)]
+    d.play(1, "4S")
+    assert len(d.ref.violations) == 1
+    # without recorded passes the 下家's lead is taken as 接风, never as a failed answer
+    q = Deal("gouji-paodekuai", counts={0: 1})
+    q.play(0, "5S")
+    q.play(1, "4S")
+    assert q.ref.violations == []
+
+
+def test_wutou_and_chaos() -> None:
+    # 「无头者所发的任何牌都可灭之」(L40); 四户乱缠: 「可在过牌后再上牌」(L42)
+    d = Deal("gouji-core", counts={0: 1, 1: 1})
+    d.play(0, "5S")  # 头科: seat 3 is 无头
+    d.play(1, "6S")  # 二科: chaos from here
+    assert d.t.finished == [0, 1] and d.t.chaos()
+    d.passes(2, 3, 4, 5)
+    d.play(2, "AS AH")  # 够级, but in chaos anyone answers
+    d.passes(3)
+    d.play(4, "2S 2H")
+    d.play(3, "SJ SJ")  # passed before, plays again: allowed in 乱缠
+    assert d.ref.violations == []
+    w = Deal("gouji-core", counts={0: 1})
+    w.play(0, "5S")
+    w.passes(1, 2, 3, 4, 5)
+    w.play(1, "AS AH")
+    w.play(3, "2S 2H")  # 无头 seat 3 may answer anyone's 够级 (L40)
+    assert w.ref.violations == [] and w.t.round.plays[-1].kind == "answer"
+
+
+def test_two_big_kill_one_per_sheet() -> None:
+    # dianshao 「二杀一不记过牌，不算烧牌」(L263): even after a pass, and not a burn
+    d = Deal("gouji-dianshao")
+    d.play(0, "BJ")
+    d.passes(1)
+    d.play(1, "BJ BJ")
+    assert d.ref.violations == [] and d.t.kills == [(1, d.seq - 1)] and not d.t.burning
+    # jinan: the 对头 kills (L205)
+    j = Deal("gouji-jinan-2010")
+    j.play(0, "BJ")
+    j.play(3, "BJ BJ")
+    assert j.ref.violations == []
+    # changshi: 「不允许两个大花杀一个大花」(L52)
+    c = Deal("gouji-changshi")
+    c.play(0, "BJ")
+    c.play(3, "BJ BJ")
+    assert c.rules_flagged() == [("not_beating", 3, c.seq - 1)]
+
+
+def test_16tiao_dead_set_cannot_be_answered() -> None:
+    # 「发牌均为死牌」(L62), 「对头应无条件为之“扣牌”」(L62)
+    d = Deal("gouji-16tiao")
+    d.play(0, "BJ 5S 5H")
+    d.play(3, "BJ BJ 6S")
+    assert d.rules_flagged() == [("not_beating", 3, d.seq - 1)]
+
+
+def test_invalid_set_mixed_ranks() -> None:
+    # 「不同点数牌不可混合发出」(L64)
+    d = Deal("gouji-core")
+    d.play(0, "5S 6S")
+    assert d.rules_flagged() == [("invalid_set", 0, d.seq - 1)]
+
+
+def test_record_errors_are_named_and_the_rest_is_judged() -> None:
+    ref = GoujiReferee(Rules.load("gouji-core"))
+    out = ref.feed({"v": 1, "seq": 0, "t": 0.0, "type": "play", "seat": 0, "cards": ["5S"]})
+    assert out[0]["type"] == "error" and "before any hand_start" in out[0]["problem"]
+    d = Deal("gouji-core", counts={0: 1})
+    d.ev("play", seat=0, cards=["5S", "5H"])
+    d.ref.feed({"v": 1, "seq": d.seq, "t": 9.0, "type": "play", "seat": 9, "cards": ["5S"]})
+    assert [e["problem"] for e in d.ref.errors] == [
+        "seat 0 played 2 cards but holds 1",
+        "seat 9: expected 0–5",
+    ]
+    d.seq += 1
+    d.play(0, "5S")
+    assert d.t.finished == [0] and d.ref.violations == []
+
+
+def test_correction_rejudges_deterministically() -> None:
+    d = Deal("gouji-core")
+    d.play(0, "5S 5H")
+    bad = d.seq
+    d.play(1, "4S 4H")
+    assert d.rules_flagged() == [("not_beating", 1, bad)]
+    new = d.ev("correction", ref=bad, cards=["6S", "6H"], by="ref1", why="camera misread")
+    assert new == [] and d.ref.violations == []
+    assert d.t.round.top.seat == 1
+    again = GoujiReferee(Rules.load("gouji-core"))
+    for e in d.ref.events:
+        again.feed(e)
+    assert again.report() == d.ref.report()
+
+
+def test_report_and_state_are_json_ready() -> None:
+    import json
+
+    d = Deal("gouji-kelamayi")
+    d.play(0, "5S")
+    d.passes(1, 2, 3, 4, 5)
+    state = d.ref.state()
+    assert state["next_leader"] == 0 and state["counts"][0] == 35
+    rep = d.ref.report()
+    json.dumps(rep, ensure_ascii=False)
+    assert rep["hands"][0]["rounds"][0]["winner"] == 0
+    assert rep["unjudged"]
+
+
+@pytest.mark.parametrize("pid", Rules.ids())
+def test_every_profile_judges_a_plain_round(pid: str) -> None:
+    d = Deal(pid)
+    d.play(0, "6S")
+    d.play(1, "7S")
+    d.passes(2, 3, 4, 5, 0)
+    d.play(1, "8S 8H")
+    assert d.ref.violations == [] and len(d.ref.report()["hands"][0]["rounds"]) == 2
