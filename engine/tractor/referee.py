@@ -51,6 +51,10 @@ RULES_DOC = {
 }
 
 
+PENALTY_KEY = {"wrong_hand_size": "extra_cards"}
+"""Violation ids whose penalty the profiles file under another key."""
+
+
 @dataclass
 class Violation:
     """One ruling against a seat, with the record positions and evidence that prove it."""
@@ -300,7 +304,7 @@ class Referee:
         )
         h.seats = {s: SeatKnowledge(s) for s in range(len(self.seats))}
         h.levels_before = list(self.levels)
-        if h.level not in self.rules.ladder and h.level not in ("2",):
+        if h.level not in self.rules.ladder:
             self._error(ev, f"level {h.level!r} is not on this profile's ladder")
         self.hands.append(h)
 
@@ -790,7 +794,7 @@ class Referee:
         self._out.append({"kind": "violation", **self._violation_doc(v)})
 
     def _penalty(self, rule: str, count: int) -> dict[str, Any]:
-        pen = self.rules.penalty(rule)
+        pen = self.rules.penalty(PENALTY_KEY.get(rule, rule))
         thr = self.rules.throw.penalty
         if rule == "failed_throw" and (thr.points or thr.per_card or thr.levels):
             pen = thr  # the sheet's own throw clause wins over an inherited note

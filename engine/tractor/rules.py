@@ -633,7 +633,7 @@ def load_rules(profile: str | Path = "standard", overrides: dict[str, Any] | Non
             pvalues[""].pop(k, None)
         values, own = _merge(pvalues, values)
         values[""]["inherits"] = parent
-        cites = {**pcites, **cites}
+        cites = {**{k: f"({parent}) {v}" for k, v in pcites.items()}, **cites}
     else:
         own = {f"{s}.{k}" if s else k for s, kv in values.items() for k in kv}
     if "id" not in values[""]:
