@@ -18,7 +18,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -338,7 +338,14 @@ class SeatLink:
                 self.stats.state_sends += 1
             with self._lock:
                 self._want_sent = now
-            self._send(want, seq)
+            self._send(self._fit(want), seq)
+
+    def _fit(self, state: SetState) -> SetState:
+        """The state sized to the board: a 6-seat board at a 4-seat table keeps two seats dark
+        (SET_STATE must name every seat the board has)."""
+        n = self.board.seats if self.board is not None else len(state.leds)
+        leds = (state.leds + (0,) * n)[:n]
+        return state if leds == state.leds else replace(state, leds=leds)
 
     def _handle(self, seq: int, msg: Message) -> None:
         if isinstance(msg, Event):

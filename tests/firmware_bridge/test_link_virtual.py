@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from firmware_bridge import virtual
-from firmware_bridge.link import ButtonEvent, SeatLink
+from firmware_bridge.link import ButtonEvent, SeatLink, prefer_by_id
 from firmware_bridge.protocol import Led, ResetReason, SetState
 
 WAIT = 30.0  # generous: the machine may be loaded; waits end as soon as the condition holds
@@ -205,3 +206,35 @@ def test_queue_overflow_is_counted_not_silent(
     with SeatLink(f"virtualseat://{board.name}") as link:
         assert len(collect(link, 2)) == 2
         assert link.wait_for(lambda: link.stats.board_overflow == 1, WAIT)
+
+
+def test_state_is_fitted_to_a_board_with_more_seats(
+    make_board: Callable[..., virtual.VirtualBoard],
+) -> None:
+    board = make_board(seats=6)
+    with SeatLink(f"virtualseat://{board.name}", seats=4) as link:
+        assert link.wait_connected(WAIT)
+        link.set_state(STATE)
+        assert link.wait_state_applied(WAIT)
+        assert board.outputs().leds == [*STATE.leds, 0, 0]
+        assert link.stats.board_errors == 0
+
+
+def test_board_with_too_few_seats_is_refused(
+    make_board: Callable[..., virtual.VirtualBoard],
+) -> None:
+    board = make_board(seats=4)
+    with SeatLink(f"virtualseat://{board.name}", seats=6) as link:
+        assert link.wait_for(lambda: link.stats.state == "refused", WAIT)
+        assert "board has 4 seats, the table needs 6" in link.stats.last_error
+
+
+def test_prefer_by_id_names_the_stable_link(tmp_path: Path) -> None:
+    dev = tmp_path / "ttyUSB3"
+    dev.touch()
+    by_id = tmp_path / "by-id"
+    by_id.mkdir()
+    (by_id / "usb-1a86_USB_Serial-if00-port0").symlink_to(dev)
+    assert prefer_by_id(str(dev), by_id) == str(by_id / "usb-1a86_USB_Serial-if00-port0")
+    assert prefer_by_id(str(tmp_path / "ttyACM0"), by_id) == str(tmp_path / "ttyACM0")
+    assert prefer_by_id("virtualseat://x", by_id) == "virtualseat://x"
