@@ -1,0 +1,29 @@
+"""The offline demo entry point (``make demo`` calls ``tablescan.node.demo_pipeline``)."""
+
+from __future__ import annotations
+
+import io
+
+from tablescan.node import demo_pipeline
+from vision.render_match import RenderResult
+
+
+class FakeTerminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_demo_judges_the_clip_live(clip: RenderResult) -> None:
+    out = FakeTerminal()
+    assert demo_pipeline(video=clip.video, speed=0, stream=out) == 0
+    text = out.getvalue()
+    assert "\x1b[H\x1b[2J" in text  # redrawn in place
+    assert "North" in text and "plays read exactly: 8/8" in text
+
+
+def test_demo_prints_plain_lines_when_not_a_terminal(clip: RenderResult) -> None:
+    out = io.StringIO()
+    assert demo_pipeline(video=clip.video, speed=0, stream=out) == 0
+    text = out.getvalue()
+    assert "\x1b[" not in text
+    assert text.count(" plays ") == 8
