@@ -180,6 +180,8 @@ class HandState:
     end_reason: str = ""
     result: dict[str, Any] | None = None
     levels_before: list[str] = field(default_factory=list)
+    audited: int = 0
+    """Follows and throws still open at the end of the deal and not disproved by its cards."""
 
     def current(self) -> TrickState | None:
         return self.tricks[-1] if self.tricks else None
@@ -434,7 +436,49 @@ class Referee:
         h.end_reason = str(ev.get("reason", "complete"))
         if h.end_reason == "complete":
             self._check_hand_sizes(h, ev)
+        self._audit(h, ev)
         self._score(h)
+
+    def _audit(self, h: HandState, ev: Event) -> None:
+        """The deal is over: judge every follow and throw still open with all that was seen.
+
+        When every seat played its whole hand, what each seat held at each trick is known
+        exactly, so an open follow or throw is now proven legal (or, if the cards say
+        otherwise, ruled here with ``how: "audit"``)."""
+        trump = h.trump
+        if trump is None:
+            return
+        for p in list(h.follows):
+            held = h.seats[p.seat].held_from(p.index)
+            verdict = judge_follow(p.lead, held, p.play, trump, self.rules)
+            h.follows.remove(p)
+            if verdict.ok:
+                h.audited += 1
+                continue
+            self._violate(
+                h,
+                verdict.rule or "revoke",
+                p.seat,
+                p.seq,
+                ev["seq"],
+                [p.evidence],
+                "audit",
+                f"trick {p.trick + 1}: {verdict.reason}",
+                count=self._offence_count(verdict.rule, p, held, trump),
+            )
+        self._recheck_throws(h, None, ev, "audit")
+        if self.rules.throw.against == "unplayed" and h.bottom is None:
+            return  # the bottom still counts for these throws: judged at its reveal
+        h.audited += len(h.throws)
+        h.throws.clear()
+
+    def _deal_known(self, h: HandState) -> bool:
+        """Every card of the deal seen: each seat played a whole hand, the bottom revealed."""
+        return (
+            h.bottom is not None
+            and len(h.bottom) == self.rules.bottom
+            and all(k.played_count() == self.rules.hand for k in h.seats.values())
+        )
 
     # --- plays ----------------------------------------------------------------------------
 
@@ -900,6 +944,15 @@ class Referee:
             "violations": [self._violation_doc(v) for v in h.violations],
             "outcome": outcome,
             "end": h.end_reason or None,
+            "audit": {
+                "deal_known": self._deal_known(h),
+                # with the whole deal known an open follow or throw is proven legal; without
+                # it, it is only unproven (never a violation)
+                "confirmed_legal": h.audited if self._deal_known(h) else 0,
+                "unproven": 0 if self._deal_known(h) else h.audited,
+            }
+            if h.ended
+            else None,
         }
 
     def _outcome(self, h: HandState, attacker_points: int) -> dict[str, Any]:

@@ -278,3 +278,13 @@ def test_every_retroactive_rule_has_a_penalty_entry_or_a_note(rule: str) -> None
     for pid in ("standard", "xize-1h", "jiawang", "pass10", "school-2010"):
         pen = Rules.load(pid).penalty(rule)
         assert pen.points or pen.per_card or pen.levels or pen.note
+
+
+def test_a_seat_that_ends_with_cards_missing_is_ruled_at_hand_end(table: type[Table]) -> None:
+    """school-2010: 「手上多牌、少牌者，多或少一张罚10分」 [001] (extra or missing cards)."""
+    t = table("school-2010", level="3", suit="H")
+    t.trick((0, "AS"), (1, "3S"), (2, "4S"), (3, "5S"))
+    end = t.add("hand_end")
+    found = t.found(end, "wrong_hand_size")
+    assert [v["seat"] for v in found] == [0, 1, 2, 3]
+    assert found[0]["penalty"]["points"] == 10 * (t.rules.hand - 1)
