@@ -264,11 +264,10 @@ class SeatLink:
             if now >= next_hello:
                 self._send(Hello(nonce))
                 next_hello = now + t.hello_every
-            for seq, msg in self._read():
+            for _seq, msg in self._read():
                 if isinstance(msg, HelloAck) and msg.nonce == nonce:
                     self._accept(msg)
                     return
-                del seq
         if not self._stop.is_set():
             self._close(f"no HELLO_ACK within {t.hello_for:.1f} s")
 

@@ -361,7 +361,11 @@ class VirtualBoard:
         if now - self._last_rx > t.lost_after:
             log.info("board %s: host lost, safe state", self.name)
             self._session = False
-            self._out = Outputs([Led.OFF] * self.seats, buzzes=self._out.buzzes)
+            # Like the firmware: the last buzz id is kept, so the state pushed after the
+            # reconnect does not buzz again.
+            self._out = Outputs(
+                [Led.OFF] * self.seats, buzz_id=self._out.buzz_id, buzzes=self._out.buzzes
+            )
             return
         if now - self._last_hb >= t.heartbeat:
             self._last_hb = now

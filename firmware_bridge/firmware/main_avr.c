@@ -20,7 +20,7 @@
 #include "hal.h"
 
 #define BAUD_UBRR 16 /* 115200 baud with U2X at 16 MHz */
-#define RX_SIZE 64
+#define RX_SIZE 128 /* an EEPROM journal write blocks the loop for up to ~40 ms */
 #define SEATS 6
 
 uint8_t mcusr_at_boot __attribute__((section(".noinit")));

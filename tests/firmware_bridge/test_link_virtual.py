@@ -166,6 +166,13 @@ def test_host_gone_puts_board_in_safe_state(
     out = board.outputs()
     assert out.host_lost and out.leds == [0, 0, 0, 0] and out.alarm == 0
     link.stop()
+    # The host comes back with the same wanted state: LEDs return, the buzzer stays quiet.
+    with SeatLink(f"virtualseat://{board.name}") as again:
+        assert again.wait_connected(WAIT)
+        again.set_state(STATE)
+        assert again.wait_state_applied(WAIT)
+        out = board.outputs()
+        assert out.leds == list(STATE.leds) and not out.host_lost and out.buzzes == 1
 
 
 def test_old_firmware_is_refused_clearly(
