@@ -77,6 +77,7 @@ class Fusion:
         banker: int | None = None,
         next_leader: Callable[[], int | None] | None = None,
         banker_rule: str = "first_declarer",
+        bottom_size: int | None = None,
     ) -> None:
         self.n = n_seats
         self.decks = decks
@@ -91,6 +92,7 @@ class Fusion:
         self.last_leader_seq_ready = False
         self.checks_failed: Counter[str] = Counter()
         self.banker_rule = banker_rule
+        self.bottom_size = bottom_size
         self.declarers: list[int] = []
 
     def bury_seat(self) -> int | None:
@@ -269,32 +271,46 @@ class Fusion:
 
     def _centre(self, obs: Observation) -> list[Decision]:
         if obs.kind == "facedown":
-            if self.phase == "deal" or (self.phase == "play" and not self.seen):
-                was = self.bury_count
-                self.bury_count = obs.count
-                self.phase = "play"
-                banker = self.bury_seat()
-                self.trick = Trick(leader=banker)
-                seat = banker if banker is not None else 0
-                problems = []
-                if banker is None:
-                    problems.append(("unknown_banker", "bury seen but the banker is not known"))
-                scores = list(obs.scores) or [0.0]
-                ev: dict[str, Any] = {"type": "bury", "seat": seat, "count": obs.count}
-                if was is not None:
-                    ev = {
-                        "type": "correction",
-                        "by": "camera",
-                        "why": "more face-down cards laid in the bottom",
-                        "count": obs.count,
-                    }
-                    return [Decision(ev, obs, None, ref_previous=True)]
-                low = [s for s in scores if s < self.min_score]
-                un = self._unsure([], scores, problems) if (problems or low) else None
-                if un is not None:
-                    un.candidates = [{"cards": [], "confidence": round(min(scores), 3)}]
-                return [Decision(ev, obs, None) if un is None else Decision(ev, obs, un)]
-            return []
+            if not (self.phase == "deal" or (self.phase == "play" and not self.seen)):
+                return []
+            was = self.bury_count
+            self.bury_count = obs.count
+            self.phase = "play"
+            banker = self.bury_seat()
+            self.trick = Trick(leader=banker)
+            problems: list[tuple[str, str]] = []
+            if banker is None:
+                problems.append(("unknown_banker", "bury seen but the banker is not known"))
+            if self.bottom_size is not None and obs.count != self.bottom_size:
+                problems.append(
+                    (
+                        "count",
+                        f"counted {obs.count} face-down cards; the bottom is {self.bottom_size}",
+                    )
+                )
+            low = [s for s in obs.scores if s < self.min_score]
+            if low:
+                problems.append(("low_confidence", f"{len(low)} face-down card(s) read unsure"))
+            un = None
+            if problems:
+                for reason, _ in problems:
+                    self.checks_failed[reason] += 1
+                conf = round(float(min(obs.scores, default=0.0)), 3)
+                un = Unsure(
+                    problems[0][0],
+                    [{"cards": [], "confidence": conf}],
+                    "; ".join(d for _, d in problems),
+                )
+            if was is not None:
+                fix = {
+                    "type": "correction",
+                    "by": "camera",
+                    "why": "the face-down bottom changed before the first play",
+                    "count": obs.count,
+                }
+                return [Decision(fix, obs, un, ref_previous=True)]
+            seat = banker if banker is not None else 0
+            return [Decision({"type": "bury", "seat": seat, "count": obs.count}, obs, un)]
         if obs.kind == "revealed" and self.phase in ("play", "done"):
             out = self._flush_pending()
             cards, scores = list(obs.cards), list(obs.scores)

@@ -19,7 +19,7 @@ def facedown(n: int) -> Observation:
 
 
 def ready(leader: int = 0) -> Fusion:
-    f = Fusion(4, decks=2, min_score=0.6, banker=leader)
+    f = Fusion(4, decks=2, min_score=0.6, banker=leader, bottom_size=8)
     assert [d.event["type"] for d in f.feed(facedown(8))] == ["bury"]
     return f
 
@@ -104,3 +104,18 @@ def test_bottom_with_too_few_cards_read_is_flagged() -> None:
     reveal = Observation("revealed", "centre", None, 50, 2.5, cards=("3H", "4H"), scores=(0.9, 0.9))
     out = f.feed(reveal)
     assert out[0].unsure is not None and out[0].unsure.reason == "count"
+
+
+def test_miscounted_bottom_is_flagged_not_ruled() -> None:
+    """Seven backs read where the profile buries eight: the referee would rule a wrong bury
+    count on a misread, so it is written as counted but flagged."""
+    f = Fusion(4, decks=2, min_score=0.6, banker=2, bottom_size=8)
+    d = f.feed(facedown(7))[0]
+    assert d.event == {"type": "bury", "seat": 2, "count": 7}
+    assert d.unsure is not None and d.unsure.reason == "count"
+    # a re-read before the first play finds the eighth card: the bury is corrected
+    fix = f.feed(facedown(8))[0]
+    assert fix.event["type"] == "correction" and fix.event["count"] == 8 and fix.ref_previous
+    assert fix.unsure is None
+    f.feed(appeared(2, "AS"))
+    assert f.feed(facedown(6)) == []  # after the first play the bottom is not re-counted
