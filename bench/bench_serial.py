@@ -32,6 +32,7 @@ from firmware_bridge.protocol import (  # noqa: E402
     Event,
     FrameDecoder,
     Heartbeat,
+    Message,
     SetState,
     crc16,
     encode_message,
@@ -56,7 +57,7 @@ def reference(stream: bytes) -> list[bytes]:
 
 
 def mutated(rng: random.Random) -> bytes:
-    msgs = [Event(1, 2, 1, 1, 5000), Heartbeat(77, 1, 0), STATE]
+    msgs: list[Message] = [Event(1, 2, 1, 1, 5000), Heartbeat(77, 1, 0), STATE]
     s = bytearray(
         b"".join(encode_message(rng.choice(msgs), rng.randrange(65536)) for _ in range(4))
     )
