@@ -181,12 +181,13 @@ def judge_follow(
                     f"missed pair: {g} pair(s) of {name} played, {w} held and required",
                     "missed_pair",
                 )
+            # One rule id for every structured unit (four-deck triples and quads included),
+            # so the referee's rule list stays the issue's; the reason names the shape.
             unit = structured[i]
-            rule = "missed_tractor" if unit.length > 1 else f"missed_{unit.kind}"
             return Verdict(
                 False,
-                f"{rule.replace('_', ' ')}: a {unit.kind} of {name} was held and required",
-                rule,
+                f"missed {unit.kind}: a {unit.kind} of {name} was held and required",
+                "missed_tractor",
             )
     return OK  # pragma: no cover - got < want implies a differing position
 
