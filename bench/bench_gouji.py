@@ -17,9 +17,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine.gouji import Rules  # noqa: E402
-from engine.gouji.referee import GoujiReferee  # noqa: E402
-from engine.gouji.sim import simulate  # noqa: E402
+from engine.gouji import Rules
+from engine.gouji.referee import GoujiReferee
+from engine.gouji.sim import simulate
 
 
 def judge(pid: str, events: list[dict[str, Any]]) -> GoujiReferee:

@@ -41,6 +41,8 @@ class _Sim:
         cards = deck(4)
         self.rng.shuffle(cards)
         self.hands: list[list[Card]] = [cards[i * 36 : (i + 1) * 36] for i in range(SEATS)]
+        if seed % 3 == 2:
+            self.stack_for_burning(seed % SEATS)
         self.dealt = [sorted(map(str, h)) for h in self.hands]
 
     # --- events ------------------------------------------------------------------------------
@@ -87,6 +89,29 @@ class _Sim:
             self.emit("show", seat=seat, cards=[str(c) for c in hand], what="liang3")
 
     # --- setup -------------------------------------------------------------------------------
+    def stack_for_burning(self, seat: int) -> None:
+        """Every third seed: swap cards so that ``seat`` holds 5 jokers and few ranks, a hand
+        that can burn (random deals almost never can, so burns would go untested)."""
+        hand = self.hands[seat]
+        others = [s for s in range(SEATS) if s != seat]
+
+        def swap(mine: Card, want: object) -> None:
+            for s in others:
+                for i, c in enumerate(self.hands[s]):
+                    if c.rank == want:
+                        self.hands[s][i] = mine
+                        hand[hand.index(mine)] = c
+                        return
+
+        keep = ["3", "A", "K", "Q"] if self.rules.bie3.enabled else ["A", "K", "Q", "J"]
+        jokers = sum(1 for c in hand if c.is_joker)
+        for c in [c for c in hand if not c.is_joker and c.rank not in keep]:
+            if jokers < 5:
+                swap(c, self.rng.choice(["BJ", "SJ"]))
+                jokers += 1
+            else:
+                swap(c, self.rng.choice(keep))
+
     def buy_threes(self) -> None:
         """憋3 sheets: a seat with no 3 buys one from its 对头 (paying a 2, a joker or its
         biggest card), or a teammate gives one (C2, §3.2)."""
@@ -251,9 +276,10 @@ class _Sim:
     # --- injections --------------------------------------------------------------------------
     def try_inject(self, seat: int, where: str) -> bool:
         """Maybe put one illegal play by ``seat`` into the record; True if one was put."""
-        if self.inject_left <= 0 or self.rng.random() > 0.06:
-            return False
         t, hand = self.table, self.hands[seat]
+        rare = where == "lead" and seat in t.burning and seat == t.entitled_leader()
+        if self.inject_left <= 0 or self.rng.random() > (0.5 if rare else 0.06):
+            return False
         naturals = [c for c in hand if not c.is_joker and c.rank not in ("2", "3")]
         by_rank = Counter(c.rank for c in naturals)
         options: list[tuple[str, list[Card], int]] = []
@@ -280,6 +306,11 @@ class _Sim:
                 threes = [c for c in hand if c.rank == "3"]
                 if threes:
                     options.append(("early_three", threes[:1], seat))
+            if seat == lead and seat in t.burning:
+                plan = self.burn_plan(seat, list(hand)) or []
+                if len(plan) > 1:
+                    bare = [c for c in plan[0] if not c.is_joker]
+                    options.append(("burn_no_joker", bare, seat))
             other = [s for s in range(SEATS) if s != lead and t.in_play(s) and self.hands[s]]
             if other:
                 o = self.rng.choice(other)
