@@ -21,6 +21,7 @@ the same rulings. The interface is the shared one of CONTRIBUTING.md: ``feed``, 
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -180,6 +181,7 @@ class HandState:
     end_reason: str = ""
     result: dict[str, Any] | None = None
     levels_before: list[str] = field(default_factory=list)
+    seen: Counter[Card] = field(default_factory=Counter)
     audited: int = 0
     """Follows and throws still open at the end of the deal and not disproved by its cards."""
 
@@ -493,6 +495,7 @@ class Referee:
             self._error(ev, f"seat {seat} is not at this table")
             return
         cards = parse_cards(ev["cards"])
+        self._check_copies(h, ev, cards)
         trump = self._trump(h, ev)
         rec = PlayRec(ev["seq"], seat, cards, ev.get("evidence"), ev.get("confidence"))
         cur = h.current()
@@ -510,6 +513,20 @@ class Referee:
             self._recheck(h, seat, rec, ev, "retroactive")
         if cur.seats_played() == set(range(len(self.seats))):
             self._finish_trick(h, cur, trump)
+
+    def _check_copies(self, h: HandState, ev: Event, cards: list[Card]) -> None:
+        """More copies of a card than the decks hold is a misread, not a violation: it is
+        reported, and every ruling resting on this play stays provisional until a referee
+        settles it (a correction, or a ``ruling`` on ``seq:<n>``)."""
+        h.seen.update(cards)
+        over = sorted({str(c) for c in cards if h.seen[c] > self.rules.decks})
+        if over:
+            self.unsure.add(int(ev["seq"]))
+            self._error(
+                ev,
+                f"{', '.join(over)}: more copies than {self.rules.decks} deck(s) hold "
+                "(a misread?); rulings on this play are provisional",
+            )
 
     def _trump(self, h: HandState, ev: Event) -> Trump | None:
         """The deal's trump; from the declarations when no ``trump`` event fixed it."""

@@ -288,3 +288,14 @@ def test_a_seat_that_ends_with_cards_missing_is_ruled_at_hand_end(table: type[Ta
     found = t.found(end, "wrong_hand_size")
     assert [v["seat"] for v in found] == [0, 1, 2, 3]
     assert found[0]["penalty"]["points"] == 10 * (t.rules.hand - 1)
+
+
+def test_impossible_copies_are_a_misread_not_a_proof(table: type[Table]) -> None:
+    """A third AH in a two-deck deal cannot be: the play is reported and whatever it would
+    prove stays provisional (a referee never accuses on a misread)."""
+    t = table()
+    t.trick((0, "AH"), (1, "3C"), (2, "AH"), (3, "5H"))
+    s = t.trick((0, "KC"), (1, "AH"), (2, "4C"), (3, "5C"))
+    assert any(r["kind"] == "error" and "more copies" in r["problem"] for r in t.rulings[s[1]])
+    (v,) = t.found(s[1], "revoke")
+    assert v["provisional"] is True
