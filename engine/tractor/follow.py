@@ -87,20 +87,23 @@ def _plan(lead: Combo) -> tuple[list[Unit], int]:
 
 
 def follow_score(
-    cards: Iterable[Card], lead: Combo, ctx: Context, rules: Rules
+    cards: Iterable[Card], lead: Combo, ctx: Context, rules: Rules, structure: bool = False
 ) -> tuple[tuple[int, ...], list[Card]]:
-    """How well ``cards`` (all of the lead's suit) can match the lead, and the cards that do."""
+    """How well ``cards`` (all of the lead's suit) can match the lead, and the cards that do.
+
+    ``structure``: measure the shape match whatever the profile's follow obligations (a ruff
+    must copy the lead's structure even where pairs need not be followed)."""
     n = len(lead.cards)
     assert lead.suit is not None
     counts: Counter[Card] = Counter(cards)
     budget = n
     vec: list[int] = []
     chosen: list[Card] = []
-    if not rules.follow.pairs:
+    if not (rules.follow.pairs or structure):
         return (), chosen
     structured, want_pairs = _plan(lead)
     got_pairs = 0
-    if rules.follow.tractors:
+    if rules.follow.tractors or structure:
         for u in structured:
             ladder = _ladder(u.width, u.length, rules)
             for i, pieces in enumerate(ladder):

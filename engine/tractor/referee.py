@@ -212,8 +212,13 @@ class Referee:
         """Consume one validated record event; the rulings it produced (violations found,
         violations withdrawn by a correction, tricks won, a deal's result, record errors)."""
         self._out = []
-        if event.get("type") == "correction":
-            self._correct(event)
+        if not isinstance(event, dict):
+            self._error({}, f"an event must be a dict, got {type(event).__name__}")
+        elif event.get("type") == "correction":
+            try:
+                self._correct(event)
+            except (KeyError, TypeError, ValueError) as e:
+                self._error(event, f"cannot apply this correction: {e!r}")
         else:
             self._log.append(event)
             self._dispatch(event)

@@ -162,8 +162,10 @@ def simulate_hand(
     hand_no: int = 1,
     level: str | None = None,
     banker: int | None = None,
+    team_levels: list[str] | None = None,
 ) -> SimHand:
-    """Deal, declare, bury and play one hand with random legal players."""
+    """Deal, declare, bury and play one hand with random legal players. ``team_levels``
+    (teams (0, 2) and (1, 3)) gives the attackers' own level for the outcome."""
     lvl = level or rules.start
     cards = deck(rules.decks)
     rng.shuffle(cards)
@@ -245,8 +247,15 @@ def simulate_hand(
             )
     sim.attacker_points = sim.attacker_trick_points + sim.bottom_added
     capture = last_combo if last_winner not in banker_team else None
+    attacker_level = team_levels[1 - banker % 2] if team_levels else lvl
     sim.outcome = level_outcome(
-        sim.attacker_points, rules, lvl, banker=banker, capture=capture, trump=trump
+        sim.attacker_points,
+        rules,
+        lvl,
+        attacker_level=attacker_level,
+        banker=banker,
+        capture=capture,
+        trump=trump,
     )
     return sim
 
@@ -261,7 +270,7 @@ def simulate_match(rules: Rules, seed: int, max_hands: int = 8) -> SimMatch:
     for i in range(1, max_hands + 1):
         team = banker % 2 if banker is not None else None
         level = levels[team] if team is not None else rules.start
-        h = simulate_hand(rules, rng, i, level, banker)
+        h = simulate_hand(rules, rng, i, level, banker, levels)
         hands.append(h)
         out = h.outcome
         assert out is not None

@@ -41,14 +41,16 @@ def _rank(play: Combo, lead: Combo, trump: Trump, rules: Rules) -> tuple[int, in
         return None
     # A ruff against a structured lead (or any throw) must contain the whole structure.
     ctx = context(trump, rules)
-    full, _ = follow_score(play.cards, lead, ctx, rules)
-    lead_full, _ = follow_score(lead.cards, lead, ctx, rules)
+    full, _ = follow_score(play.cards, lead, ctx, rules, structure=True)
+    lead_full, _ = follow_score(lead.cards, lead, ctx, rules, structure=True)
     if full < lead_full:
         return None
     top = _deciding(lead)
     keys = [u.key for u in play.units if u.shape == top.shape]
     if not keys:
-        keys = [u.key for u in _units_covering(play, top)]
+        # The ruff holds the deciding shape inside a bigger unit (two pairs inside a tractor):
+        # compare by its top card, in card strength like a pair's key.
+        keys = [ctx.info[u.cards[0]].strength for u in _units_covering(play, top)]
     return (1, top.width, max(keys)) if keys else None
 
 

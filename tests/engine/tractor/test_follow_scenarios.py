@@ -191,3 +191,21 @@ def test_penalty_lookup() -> None:
     assert Rules.load("xize-1h").penalty("missed_pair").points == 20
     assert Rules.load("cyclic-eat").penalty("revoke").levels == 3
     assert "not stated" in Rules.load("standard").penalty("out_of_turn").note
+
+
+def test_ruff_structure_even_without_pair_obligation() -> None:
+    # community-10ka: pairs need not be followed (即有对可以不出对), yet shapes still cannot be
+    # compared (单张、对子、连对三种牌型之间不能比较大小): two trump singles do not beat a pair.
+    rules = Rules.load("community-10ka")
+    t = Trump("10", "H")
+    assert trick_winner(["KS KS", "3H 4H"], t, rules) == 0
+    assert trick_winner(["KS KS", "3H 3H"], t, rules) == 1
+
+
+def test_throw_ruff_with_a_tractor_inside() -> None:
+    # A ruff holding the throw's two pairs as one tractor still ruffs; ruffs compare by top card.
+    t = Trump("2", "H")
+    lead = "AS AS QS QS"
+    assert trick_winner([lead, "3H 3H 4H 4H"], t, STD) == 1
+    assert trick_winner([lead, "9H 9H 6H 6H", "3H 3H 4H 4H"], t, STD) == 1
+    assert trick_winner([lead, "3H 3H 4H 4H", "9H 9H 6H 6H"], t, STD) == 2
