@@ -299,3 +299,18 @@ def test_impossible_copies_are_a_misread_not_a_proof(table: type[Table]) -> None
     assert any(r["kind"] == "error" and "more copies" in r["problem"] for r in t.rulings[s[1]])
     (v,) = t.found(s[1], "revoke")
     assert v["provisional"] is True
+
+
+def test_unvalidated_garbage_fed_directly_is_an_error_not_a_crash(table: type[Table]) -> None:
+    t = table()
+    for bad in (
+        {"type": "teleport", "seq": 90},
+        {"type": "play", "seq": 91},
+        {"type": "correction"},
+    ):
+        (r,) = t.ref.feed(bad)
+        assert r["kind"] == "error"
+    assert len(t.ref.errors) == 3
+    s = t.trick((0, "AH"), (1, "3H"), (2, "4H"), (3, "5H"))
+    assert t.ref.report()["hands"][0]["tricks"][0]["winner"] == 0
+    del s
