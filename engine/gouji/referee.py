@@ -31,10 +31,14 @@ PENALTY = {
     "last_not_three": "无3: the seat takes the lowest free place (大落), hand void (L232, L238)",
     "illegal_burn": "烧牌不成: the burn is void, the burner takes the lowest free place (L13)",
     "burn_no_joker": "烧牌失误: the burner takes the lowest free place, hand void (§3.4)",
+    "asked_count": "「当局扣1分」(L232)",
 }
-_BOTTOM_RULES = ("last_not_three", "burn_no_joker")
 _YIELD = ("yield", "让", "让牌")
 _BURN = ("burn", "烧", "烧牌")
+_MINGDIAN = ("mingdian", "明点")
+_ASK = ("ask_count", "问户", "报户")
+_FOUL = ("foul", "犯规")
+_KOU = ("kou", "扣牌")
 
 
 class GoujiReferee:
@@ -228,6 +232,46 @@ class GoujiReferee:
             self._note(ev, "yield", seat=ev["seat"])
         elif what in _BURN:
             self._note(ev, "burn_declared", seat=ev["seat"])
+        elif what in _MINGDIAN:
+            self._mingdian(ev, t)
+        elif what in _ASK:
+            pts = self.rules.flow.ask_count_penalty
+            if pts:
+                seat, seq = ev["seat"], ev.get("seq", -1)
+                self._violation("asked_count", seat, seq, seq, "asking card counts (L232)", [])
+                t.penalties.append((seat, pts, "询问张数"))
+            else:
+                self._note(ev, "count_asked", seat=ev["seat"])
+        elif what in _FOUL:
+            self._foul(ev, t)
+        elif what in _KOU:
+            top = t.round.top
+            if top is not None and ev["seat"] != (top.seat + 3) % SEATS:
+                why = f"扣牌 by seat {ev['seat']}; the 法定扣牌人 is seat {(top.seat + 3) % SEATS}"
+                self._note(ev, "kou_wrong_seat", seat=ev["seat"], why=why)  # 「别人代扣无效」
+            else:
+                self._note(ev, "kou", seat=ev["seat"])
+
+    def _mingdian(self, ev: Event, t: Table) -> None:
+        """tv-bie3: 明点 on one's 对门, 「所有牌发完，第一轮出牌前」(L113)."""
+        if not self.rules.kaidian.mingdian:
+            self._error(ev, "明点 is not played under this profile")
+        elif t.started():
+            self._error(ev, "明点 after the first round began (「第一轮出牌前」 L113)")
+        elif ev["seat"] not in t.mingdian:
+            t.mingdian.append(ev["seat"])
+            self._note(ev, "mingdian", seat=ev["seat"], on=(ev["seat"] + 3) % SEATS)
+
+    def _foul(self, ev: Event, t: Table) -> None:
+        """A foul the referee enters (talk, peeking, time): scored per the sheet's ladder."""
+        seat, seq = ev["seat"], ev.get("seq", -1)
+        ladder = self.rules.score.foul_points
+        n = sum(1 for v in self.violations if v["rule"] == "foul" and v["seat"] == seat)
+        pts = ladder[min(n, len(ladder) - 1)] if ladder else 0
+        self._violation("foul", seat, seq, seq, f"foul no. {n + 1} entered by the referee", [])
+        self.violations[-1]["penalty"] = f"{pts} points" if pts else "warning"
+        if pts:
+            t.penalties.append((seat, pts, "犯规"))
 
     def _show(self, ev: Event) -> None:
         t = self._live(ev)
@@ -283,9 +327,11 @@ class GoujiReferee:
         verdict = t.judge(seat, shape)
         if verdict.rule is not None:
             self._violation(verdict.rule, seat, seq, seq, verdict.why, cards)
-            if verdict.rule in _BOTTOM_RULES:
+            if verdict.rule == "last_not_three":
+                t.no_three(seat)
+            elif verdict.rule == "burn_no_joker":
                 burn = t.burning.get(seat)
-                if burn is not None and verdict.rule == "burn_no_joker":
+                if burn is not None:
                     burn.failed = True
                 t.assign_bottom(seat)
             elif verdict.kind in ("answer", "burn", "kill") and verdict.rule != "out_of_turn":
@@ -326,7 +372,16 @@ class GoujiReferee:
         assert t is not None
         rounds = [*t.history, *([t.round] if t.round.plays else [])]
         places = t.places()
-        outcome = Outcome(places, list(t.opened), list(t.open_count), t.burns, t.blocks, t.kills)
+        outcome = Outcome(
+            places,
+            list(t.opened),
+            list(t.open_count),
+            t.burns,
+            t.blocks,
+            t.kills,
+            tuple(t.mingdian),
+            tuple(t.penalties),
+        )
         return {
             "hand": self.hand,
             "final": final and t.over,

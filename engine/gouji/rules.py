@@ -46,6 +46,7 @@ class FlowRules:
     pass_duitou_exception: bool  # a pass does not bar answering one's 对头 (C9)
     rangpai: bool  # 让牌 exists (C10)
     chaos_after: int  # 四户乱缠 once this many players went out (C14)
+    ask_count_penalty: int  # points for asking a card count (tiaozhan: −1); 0 = allowed
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +67,7 @@ class Bie3Rules:
     """憋3: 3s only as the very last set (C5, §3.2)."""
 
     enabled: bool
+    no_three_opens_duitou: bool  # kelamayi: no 3 as the 底牌 → 大落, 不开点而对方开点
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +78,7 @@ class KaidianRules:
     fa4: bool  # 开点发4: the lead after the set stood must be the 4s
     window: int  # closes once this many players went out
     close_on_duitou_out: bool  # dianshao: no 开点 once one's 对头 is out
+    mingdian: bool  # tv-bie3: 明点 may be declared before the first round
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,6 +103,8 @@ class ScoreRules:
     kaidian_lost: int  # self not, 对头 opened
     kaidian_per_open: int
     two_kill_one: int
+    mingdian: int  # 明点 won: the caller; lost: his 对门
+    foul_points: tuple[int, ...]  # per entered foul: 1st, 2nd, … (the last repeats)
 
 
 @dataclass(frozen=True, slots=True)

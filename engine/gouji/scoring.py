@@ -25,6 +25,8 @@ class Outcome:
     burns: list[Burn]
     blocks: list[tuple[int, int, int]]  # (blocker, victim, seq)
     kills: list[tuple[int, int]]  # (seat, seq)
+    mingdian: tuple[int, ...] = ()  # seats that declared 明点 on their 对门
+    penalties: tuple[tuple[int, int, str], ...] = ()  # (seat, points, what) entered fouls
 
 
 def burn_succeeded(b: Burn, places: list[int], rules: Rules, went_out: list[int]) -> bool:
@@ -62,7 +64,15 @@ def score(rules: Rules, out: Outcome, went_out: list[int]) -> dict[str, Any]:
         if s.chuansanhu_loser_zero:
             for i, seat in enumerate(out.places[3:], start=3):
                 add(seat, "串三户 (负方不得分)", -s.places[i])
+    named = {s for m in out.mingdian for s in (m, duitou(m))}
+    for caller in dict.fromkeys(out.mingdian):
+        if out.opened[duitou(caller)]:
+            add(duitou(caller), "明点失败 (对方)", s.mingdian)  # 「明点失败得0分，对方」(L115)
+        else:
+            add(caller, "明点成功", s.mingdian)  # 「明点成功得4分，对方得0分」(L115)
     for seat in range(SEATS):
+        if seat in named:  # 「不再重复计算普通开点计分规则」(L116)
+            continue
         me, him = out.opened[seat], out.opened[duitou(seat)]
         pts = {
             (True, True): s.kaidian_both,
@@ -86,6 +96,8 @@ def score(rules: Rules, out: Outcome, went_out: list[int]) -> dict[str, Any]:
         add(victim, "被憋3", s.bie3_victim)
     for seat, _seq in out.kills:
         add(seat, "二杀一", s.two_kill_one)
+    for seat, pts, what in out.penalties:
+        add(seat, what, pts)
     teams = [sum(seat_pts[i] for i in range(t, SEATS, 2)) for t in (0, 1)]
     if s.positive_only:
         net = teams[0] - teams[1]

@@ -343,6 +343,8 @@ class _Sim:
         self.emit("hand_start", hand=1, banker=leader, level="-")
         if self.rules.bie3.enabled:
             self.buy_threes()
+        if self.rules.kaidian.mingdian and self.rng.random() < 0.4:
+            self.emit("button", seat=self.rng.randrange(SEATS), what="mingdian")
         after = [sorted(map(str, h)) for h in self.hands]
         steps = 0
         while self.ref.table is not None and not self.table.over:

@@ -109,6 +109,8 @@ class Table:
         self.forfeit = [False] * SEATS
         self.pending = [False] * SEATS
         self.last_seat_left: int | None = None
+        self.mingdian: list[int] = []  # seats that declared 明点 on their 对门
+        self.penalties: list[tuple[int, int, str]] = []  # (seat, points, what) entered fouls
 
     # --- derived state -------------------------------------------------------------------
     def in_play(self, seat: int) -> bool:
@@ -336,6 +338,18 @@ class Table:
     def pass_(self, seat: int) -> None:
         self.round.passes.add(seat)
         self.round.passes_on_top.add(seat)
+
+    def started(self) -> bool:
+        """Has any set been played in this deal?"""
+        return bool(self.history or self.round.plays)
+
+    def no_three(self, seat: int) -> None:
+        """kelamayi: 「无3者本把即为大落」, 「不开点而对方开点」(L238)."""
+        if self.rules.bie3.no_three_opens_duitou:
+            self.opened[seat] = False
+            self.forfeit[seat] = True
+            self.opened[duitou(seat)] = True
+        self.assign_bottom(seat)
 
     def assign_bottom(self, seat: int) -> None:
         """A failed burner or a blocked seat: out, at the lowest free place (先闷为落)."""

@@ -375,3 +375,53 @@ def test_every_profile_judges_a_plain_round(pid: str) -> None:
     d.passes(2, 3, 4, 5, 0)
     d.play(1, "8S 8H")
     assert d.ref.violations == [] and len(d.ref.report()["hands"][0]["rounds"]) == 2
+
+
+def test_tv_bie3_mingdian_before_the_first_round() -> None:
+    # 「任何人可以向对叫“明点”」(L113), 「所有牌发完，第一轮出牌前」(L113)
+    d = Deal("gouji-tv-bie3")
+    d.ev("button", seat=1, what="mingdian")
+    d.play(0, "5S")
+    d.ev("button", seat=2, what="mingdian")
+    assert d.t.mingdian == [1] and "第一轮出牌前" in d.ref.errors[-1]["problem"]
+    assert Deal("gouji-core").ev("button", seat=1, what="mingdian")[0]["type"] == "error"
+
+
+def test_tiaozhan_asking_counts_costs_a_point() -> None:
+    # 「不允许询问对手或同伙剩余张数」(L232), 「当局扣1分」(L232)
+    d = Deal("gouji-tiaozhan")
+    d.ev("button", seat=4, what="ask_count")
+    assert d.rules_flagged() == [("asked_count", 4, d.seq - 1)]
+    assert d.t.penalties == [(4, -1, "询问张数")]
+    c = Deal("gouji-changshi")  # 「十张之内可以报牌」(L10): asking is allowed
+    assert c.ev("button", seat=4, what="ask_count")[0]["type"] == "count_asked"
+
+
+def test_entered_fouls_follow_the_sheets_ladder() -> None:
+    # jinan 「犯规发生一次警告，第二次扣1分」(L218); dianshao 「违者各扣2分并警告」(L264)
+    j = Deal("gouji-jinan-2010")
+    j.ev("button", seat=2, what="foul")
+    j.ev("button", seat=2, what="foul")
+    assert [v["penalty"] for v in j.ref.violations] == ["warning", "-1 points"]
+    assert j.t.penalties == [(2, -1, "犯规")]
+    d = Deal("gouji-dianshao")
+    d.ev("button", seat=2, what="foul")
+    assert d.t.penalties == [(2, -2, "犯规")]
+
+
+def test_kou_by_the_wrong_seat_is_noted_never_a_violation() -> None:
+    # 「上一轮最后发牌者的对头是法定扣牌人」(L35); 「别人代扣无效」(L238)
+    d = Deal("gouji-kelamayi")
+    d.play(0, "5S")
+    d.passes(1, 2, 3, 4, 5)
+    assert d.ev("button", seat=1, what="kou")[0]["type"] == "kou_wrong_seat"
+    assert d.ev("button", seat=3, what="kou")[0]["type"] == "kou"
+    assert d.ref.violations == []
+
+
+def test_kelamayi_no_three_gives_the_duitou_the_point() -> None:
+    # 「无3者本把即为大落」(L238), 「不开点而对方开点」(L238)
+    d = Deal("gouji-kelamayi", counts={0: 1})
+    d.play(0, "5S")
+    assert d.rules_flagged() == [("last_not_three", 0, d.seq - 1)]
+    assert d.t.bottom == [0] and d.t.opened[3] and not d.t.opened[0]

@@ -181,3 +181,24 @@ def test_items_sum_to_the_seat_points() -> None:
     res = run("gouji-bie3", outcome(opened=[False] + [True] * 5, blocks=[(1, 0, 9)]))
     for seat, items in enumerate(res["items"]):
         assert sum(i["points"] for i in items) == res["seats"][seat]
+
+
+def test_tv_bie3_mingdian_replaces_the_pair_table() -> None:
+    # 「明点成功得4分，对方得0分」(L115); 「不再重复计算普通开点计分规则」(L116)
+    rules = Rules.load("gouji-tv-bie3")
+    opened = [True, False, False, False, True, False]
+    won = score(rules, Outcome(ALTERNATE, opened, [0] * 6, [], [], [], (0,)), ALTERNATE[:5])
+    extra = [p - t for p, t in zip(won["seats"], TABLES["gouji-tv-bie3"], strict=True)]
+    assert extra == [4, 0, 2, 0, 2, 2]  # seat 0 called 明点 on seat 3, who never opened
+    lost = score(rules, Outcome(ALTERNATE, opened, [0] * 6, [], [], [], (3,)), ALTERNATE[:5])
+    extra = [p - t for p, t in zip(lost["seats"], TABLES["gouji-tv-bie3"], strict=True)]
+    assert extra == [4, 0, 2, 0, 2, 2]  # seat 3 called it on seat 0, who opened: 对方 gets 4
+
+
+def test_entered_penalties_are_scored() -> None:
+    res = score(
+        Rules.load("gouji-tiaozhan"),
+        Outcome(ALTERNATE, [True] * 6, [0] * 6, [], [], [], (), ((4, -1, "询问张数"),)),
+        ALTERNATE[:5],
+    )
+    assert res["seats"][4] == TABLES["gouji-tiaozhan"][4] - 1
