@@ -10,6 +10,8 @@ the first play that proves it; the figures are:
   flagged   injected violations the referee flagged, at the right seat and play
   on_time   of those, flagged exactly at the first proving play (never before, never later)
   missed    injected and provable, but not flagged
+  unprov    injected but never provable from the cards (e.g. the proving card stayed in a hand
+            after a short follow): correctly not flagged
   false     violations flagged that were never injected (false accusations)
   rule≠     flagged under another rule than injected (a missed tractor first proven as a
             missed pair is still a true violation)
@@ -28,7 +30,7 @@ from engine.tractor.record_sim import simulate
 from engine.tractor.referee import Referee
 from engine.tractor.rules import Rules, profile_ids
 
-COLUMNS = ("hands", "injected", "flagged", "on_time", "missed", "false", "rule≠")
+COLUMNS = ("hands", "injected", "flagged", "on_time", "missed", "unprov", "false", "rule≠")
 
 
 def bench_profile(pid: str, hands: int, per_match: int, rate: float) -> tuple[Counter[str], float]:
@@ -55,7 +57,7 @@ def bench_profile(pid: str, hands: int, per_match: int, rate: float) -> tuple[Co
             stats["injected"] += 1
             v = flagged.pop((inj["seat"], inj["at_seq"]), None)
             if v is None:
-                stats["missed" if inj["provable"] else "unprovable"] += 1
+                stats["missed" if inj["provable"] else "unprov"] += 1
                 continue
             stats["flagged"] += 1
             if first[v.id] == inj["proven_by_seq"] == v.proven_by_seq:
