@@ -36,7 +36,8 @@ DEFAULT_BUTTONS: dict[tuple[int, int], tuple[str, str]] = {
 
 @dataclass
 class ButtonMapper:
-    """Turns presses into record event bodies (``v``, ``type``, ``seat``, ``what``, ``t``).
+    """Turns presses into record event bodies (``v``, ``type``, ``seat``, ``what``, ``t``, and
+    ``meta`` with the press's identity ``board/boot/seq``).
 
     ``seat_order[board_seat]`` gives the record's seat index when the controller's seat wiring
     does not follow the playing order. Presses no table seat or meaning is known for are
@@ -62,7 +63,21 @@ class ButtonMapper:
         if not 0 <= seat < self.seats:
             return self._reject("seat", ev, f"seat {seat} outside a {self.seats}-seat table")
         kind, what = meaning
-        return {"v": RECORD_VERSION, "type": kind, "seat": seat, "what": what, "t": round(t, 3)}
+        return {
+            "v": RECORD_VERSION,
+            "type": kind,
+            "seat": seat,
+            "what": what,
+            "t": round(t, 3),
+            # The press's identity: lets a restarted host (or the store) spot a press it has
+            # already recorded, since the board resends until ACKed.
+            "meta": {
+                "press": f"{ev.board_id:08x}/{ev.boot}/{ev.seq}",
+                "button": ev.button,
+                "kind": "long" if ev.kind == PressKind.LONG else "press",
+                "board_ms": ev.board_ms,
+            },
+        }
 
     def _reject(self, reason: str, ev: ButtonEvent, text: str) -> dict[str, Any] | None:
         self.rejected[reason] += 1

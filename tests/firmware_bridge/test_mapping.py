@@ -29,7 +29,15 @@ def press(seat: int, button: int, kind: int = PressKind.PRESS) -> ButtonEvent:
 )
 def test_presses_become_valid_record_events(button: int, kind: int, type_: str, what: str) -> None:
     ev = ButtonMapper(seats=6).to_record(press(5, button, kind), 12.3456)
-    assert ev == {"v": 1, "type": type_, "seat": 5, "what": what, "t": 12.346}
+    assert ev is not None
+    assert {k: ev[k] for k in ("v", "type", "seat", "what", "t")} == {
+        "v": 1,
+        "type": type_,
+        "seat": 5,
+        "what": what,
+        "t": 12.346,
+    }
+    assert ev["meta"]["press"] == "00000001/1/1"
     validate_event({**ev, "seq": 7})  # the record schema accepts it once the node adds seq
 
 
