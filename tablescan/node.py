@@ -55,12 +55,14 @@ class NodeHooks:
     ``on_evidence(event, paths)``: the JPEGs kept for an event (masked frames before/after).
     ``on_ruling(event, ruling)``: each ruling the referee gave on that event.
     ``on_observation(obs)``: each tracker observation (for live views and debugging).
+    ``on_frame(frame)``: every frame, after gating (``TableNode.masked`` hides the hands).
     """
 
     on_event: Callable[[Event], None] | None = None
     on_evidence: Callable[[Event, list[Path]], None] | None = None
     on_ruling: Callable[[Event, dict[str, Any]], None] | None = None
     on_observation: Callable[[Observation], None] | None = None
+    on_frame: Callable[[Frame], None] | None = None
 
 
 @dataclass
@@ -220,6 +222,8 @@ class TableNode:
             log.warning("frame %d: not a BGR image (skipped)", frame.index)
             return []
         ready = self.gate.update(frame.image)
+        if self.hooks.on_frame:
+            self.hooks.on_frame(frame)
         for name, st in self.gate.states.items():
             if st.still == 1:
                 self._still_since[name] = (frame.index, frame.t)

@@ -3,8 +3,16 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import logging
+import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
+
+from tablescan.config import TableConfig
+from tablescan.node import Detector, NodeHooks, TableNode
+from vision.sources import Frame
 
 log = logging.getLogger(__name__)
 
@@ -15,38 +23,130 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--source", default=None, help="override the config's source uri")
     p.add_argument("-o", "--output", type=Path, default=None, help="append the record here")
     p.add_argument("--model", type=Path, default=None)
+    p.add_argument(
+        "--detector",
+        choices=("model", "labels"),
+        default="model",
+        help="'labels': a rendered video's own labels stand in for the recognizer (testing)",
+    )
     p.add_argument("--max-frames", type=int, default=None, help="stop after N frames")
+    p.add_argument(
+        "--data",
+        type=Path,
+        default=None,
+        help="evidence store folder: chain events, rulings and evidence JPEGs there, and share "
+        "the live frame and health with the dashboard",
+    )
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from engine.record import dumps_event
     from tablescan.config import ConfigError, load_config
-    from tablescan.node import NodeHooks, TableNode, load_detector, run_source
+    from tablescan.node import load_detector, run_source
     from vision.calibration import CalibrationError
     from vision.sources import SourceError, open_source
 
     try:
         cfg = load_config(args.config)
+        if args.data:
+            cfg = dashboard_calibration(args.data, cfg)
     except ConfigError as e:
         log.error("%s", e)
         return 2
+    hooks, closers = store_wiring(args.data, cfg) if args.data else (NodeHooks(), [])
     path = args.output or cfg.path.with_name(cfg.table_id + ".jsonl")
     with open(path, "a", encoding="utf-8") as out:
+        store_event = hooks.on_event
 
-        def on_event(ev: dict[str, object]) -> None:
+        def on_event(ev: dict[str, Any]) -> None:
             line = dumps_event(ev)
             out.write(line + "\n")
             out.flush()
             print(line, flush=True)
+            if store_event is not None:
+                store_event(ev)
+
+        hooks.on_event = on_event
 
         try:
-            detector = load_detector(cfg, args.model)
             source = open_source(args.source or cfg.source, cfg.fps, base=cfg.path.parent)
-            node = TableNode(cfg, detector, NodeHooks(on_event=on_event))
+            detector: Detector
+            if args.detector == "labels":
+                from vision.render_match import LabelDetector
+
+                video = Path(source.name)
+                detector = LabelDetector(video.with_name(video.stem + ".labels.jsonl"))
+            else:
+                detector = load_detector(cfg, args.model)
+            node = TableNode(cfg, detector, hooks)
+            if args.data:
+                hooks.on_frame = live_frames(args.data, cfg.table_id, node)
             stats = run_source(node, source, max_frames=args.max_frames)
         except (SourceError, CalibrationError, FileNotFoundError, OSError) as e:
             log.error("%s", e)
             return 1
+        finally:
+            for close in closers:
+                close()
     log.info("stopped: %s", stats.as_dict())
     return 0 if not stats.errors else 1
+
+
+def store_wiring(data: Path, cfg: TableConfig) -> tuple[NodeHooks, list[Callable[[], None]]]:
+    """Events, rulings and evidence JPEGs chained into the evidence store under ``data``."""
+    from tablescan.store.evidence import EvidenceStore
+    from tablescan.store.hooks import store_hooks
+
+    store = EvidenceStore(data)
+    return NodeHooks(**store_hooks(store, cfg.table_id)), [store.close]
+
+
+def dashboard_calibration(data: Path, cfg: TableConfig) -> TableConfig:
+    """Table corners entered on the dashboard's calibration page replace the config's."""
+    from tablescan.config import ConfigError
+    from tablescan.store.live import LiveFiles
+
+    saved = LiveFiles(data).calibration(cfg.table_id)
+    if not saved or saved.get("method") != "points":
+        return cfg
+    pts = saved.get("points")
+    if not (isinstance(pts, list) and len(pts) == 4):
+        raise ConfigError(f"{data}/live/{cfg.table_id}/calibration.json: points: expected 4")
+    cal = dataclasses.replace(
+        cfg.calibration, method="points", points=tuple((float(x), float(y)) for x, y in pts)
+    )
+    log.info("using the dashboard's calibration points for table %s", cfg.table_id)
+    return dataclasses.replace(cfg, calibration=cal)
+
+
+def live_frames(data: Path, table: str, node: TableNode) -> Callable[[Frame], None]:
+    """Share the latest masked frame (2 per second) and the node's health with the dashboard."""
+    import cv2
+
+    from tablescan.store.live import LiveFiles
+
+    live = LiveFiles(data)
+    last = [0.0]
+
+    def on_frame(frame: Frame) -> None:
+        now = time.monotonic()
+        if now - last[0] < 0.5 or node.calibration is None:
+            return
+        last[0] = now
+        ok, jpeg = cv2.imencode(".jpg", node.masked(frame.image), [cv2.IMWRITE_JPEG_QUALITY, 80])
+        if ok:
+            live.put_frame(table, jpeg.tobytes())
+        st = node.stats
+        live.put_health(
+            table,
+            {
+                "fps": st.frames / max(1e-6, frame.t) if frame.t else None,
+                "model_ms": st.read_ms[-1] if st.read_ms else None,
+                "queue": 0,
+                "needs_referee": st.needs_referee,
+                "errors": dict(st.errors),
+            },
+        )
+
+    return on_frame

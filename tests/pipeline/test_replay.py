@@ -95,3 +95,33 @@ def test_a_frame_of_noise_is_not_read_as_cards(clip: RenderResult, tmp_path: Pat
     assert node.stats.errors["bad_frame"] == 1
     node.finish(0.3)
     assert [e["type"] for e in node.events] == ["match_start", "hand_start", "hand_end"]
+
+
+def test_run_chains_the_record_into_the_evidence_store(clip: RenderResult, tmp_path: Path) -> None:
+    """``tablescan run --data DIR``: events, rulings and evidence JPEGs land in the store, and
+    the dashboard's live frame (hands masked) and health are shared."""
+    from tablescan.store.evidence import EvidenceStore
+    from tablescan.store.live import LiveFiles
+
+    data = tmp_path / "data"
+    proc = subprocess.run(
+        [
+            sys.executable, "-m", "tablescan", "run", "--config", str(clip.table),
+            "--source", str(clip.video), "--detector", "labels", "--data", str(data),
+            "-o", str(tmp_path / "live.jsonl"),
+        ],
+        capture_output=True, text=True, cwd=REPO, timeout=120, check=False,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    store = EvidenceStore(data)
+    try:
+        events = store.events("clip")
+        assert played(events) == played(read_truth(clip.truth))
+        plays = [e for e in events if e["type"] == "play"]
+        assert all(store.resolve_media(e["evidence"]) for e in plays)
+    finally:
+        store.close()
+    live = LiveFiles(data)
+    assert live.frame("clip") is not None
+    health = live.health("clip")
+    assert health is not None and health["needs_referee"] == 0
