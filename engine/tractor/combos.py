@@ -32,6 +32,8 @@ class Unit:
 
     @property
     def kind(self) -> str:
+        if self.width == 1 and self.length == 3:
+            return "fiveten"
         if self.length == 1:
             return KIND[self.width]
         return "tractor" if self.width == 2 else f"tractor{self.width}"
@@ -189,7 +191,31 @@ def classify(cards: str | Iterable[str | Card], trump: Trump, rules: Rules) -> C
     if len(suits) != 1:
         return Combo(cs, None, ())
     suit = suits.pop()
+    if rules.tractor.fiveten and len(cs) == 3 and is_fiveten(cs):
+        return Combo(cs, suit, (Unit(1, 3, cs, 0, suit),))
     return Combo(cs, suit, tuple(split(cs, suit, ctx, rules)))
+
+
+FIVETEN = frozenset(("5", "10", "K"))
+
+
+def is_fiveten(cards: Sequence[Card]) -> bool:
+    """One 5, one 10 and one K of one suit (炒地皮's 5-10-K, B20.14)."""
+    return (
+        len(cards) == 3
+        and {c.rank for c in cards} == FIVETEN
+        and len({c.suit for c in cards}) == 1
+        and cards[0].suit is not None
+    )
+
+
+def fiveten_in(counts: Counter[Card], suit: str, ctx: Context) -> list[Card] | None:
+    """A 5-10-K of one real suit among ``counts`` (cards of effective suit ``suit``)."""
+    for real in ("S", "H", "C", "D"):
+        cs = [Card(r, real) for r in ("5", "10", "K")]
+        if all(counts[c] > 0 and ctx.info[c].suit == suit for c in cs):
+            return cs
+    return None
 
 
 def best_key(counts: Counter[Card], shape: tuple[int, int], suit: str, ctx: Context) -> int | None:

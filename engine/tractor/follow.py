@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from random import Random
 
 from engine.cards import Card, parse_cards
-from engine.tractor.combos import Combo, Unit, classify, runs, slot_cards
+from engine.tractor.combos import Combo, Unit, classify, fiveten_in, runs, slot_cards
 from engine.tractor.order import Context, Trump, context
 from engine.tractor.rules import Rules
 
@@ -59,6 +59,13 @@ def _take(
     trial = counts.copy()
     taken: list[Card] = []
     for w, length in pieces:
+        if (w, length) == (1, 3):  # a 5-10-K
+            ft = fiveten_in(trial, suit, ctx)
+            if ft is None:
+                return None
+            trial.subtract(ft)
+            taken += ft
+            continue
         sc = slot_cards(trial, ctx, w)
         if length == 1:
             if not sc:
@@ -82,7 +89,7 @@ def _take(
 
 
 def _plan(lead: Combo) -> tuple[list[Unit], int]:
-    structured = [u for u in lead.units if u.length > 1 or u.width > 2]
+    structured = [u for u in lead.units if u.length > 1 or u.width > 2]  # 5-10-K: (1, 3)
     return structured, lead.pairs
 
 

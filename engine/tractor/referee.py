@@ -380,9 +380,7 @@ class Referee:
                 v.status = str(ev["decision"])
 
     def _on_violation(self, ev: Event) -> None:
-        h = self._hand(ev) if self.hands and not self.hands[-1].ended else None
-        if h is None:
-            h = self.hands[-1] if self.hands else None
+        h = self.hands[-1] if self.hands else None  # the deal in progress or just ended
         if h is None:
             self._error(ev, "a referee violation before any deal")
             return
@@ -397,7 +395,12 @@ class Referee:
             [ev.get("evidence")],
             "referee",
             f"entered by {ev['by']}" + (f": {ev['note']}" if ev.get("note") else ""),
-            penalty=dict(pen) if isinstance(pen, dict) else None,
+            penalty=(
+                {"points": 0, "levels": 0, "lose_bank": False, "note": "set by the referee"}
+                | dict(pen)
+                if isinstance(pen, dict)
+                else None
+            ),
         )
 
     def _on_show(self, ev: Event) -> None:

@@ -89,6 +89,7 @@ class TractorRules:
     h5_joker: bool
     triples: bool
     quads: bool
+    fiveten: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,6 +208,7 @@ SCHEMA: dict[str, dict[str, type | tuple[type, ...]]] = {
         "h5_joker": bool,
         "triples": bool,
         "quads": bool,
+        "fiveten": bool,
     },
     "follow": {"pairs": bool, "tractors": bool, "ladder5": list},
     "throw": {"allowed": bool, "against": str, "forced": str, "penalty": dict},

@@ -14,7 +14,7 @@ from random import Random
 from typing import Any
 
 from engine.cards import Card, deck
-from engine.tractor.combos import Combo, Unit, classify, split
+from engine.tractor.combos import Combo, Unit, classify, fiveten_in, split
 from engine.tractor.declare import (
     Declaration,
     can_overcall,
@@ -114,6 +114,11 @@ def choose_lead(
             cards = [c for u in pick for c in u.cards]
             if check_throw(cards, others, trump, rules).ok:
                 return cards
+    if rules.tractor.fiveten and rng.random() < 0.3:
+        ctx = context(trump, rules)
+        ft = fiveten_in(Counter(c for c in hand if ctx.info[c].suit == suit), suit, ctx)
+        if ft is not None:
+            return ft
     u = rng.choice(us)
     return list(u.cards)
 

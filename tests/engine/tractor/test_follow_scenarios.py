@@ -209,3 +209,24 @@ def test_throw_ruff_with_a_tractor_inside() -> None:
     assert trick_winner([lead, "3H 3H 4H 4H"], t, STD) == 1
     assert trick_winner([lead, "9H 9H 6H 6H", "3H 3H 4H 4H"], t, STD) == 1
     assert trick_winner([lead, "3H 3H 4H 4H", "9H 9H 6H 6H"], t, STD) == 2
+
+
+def test_chaodipi_h5_fiveten() -> None:
+    # 一家打出同一花色 的5、10、K / 其他人如有同性质 的牌必须跟出 / 将牌5、10、K可以将杀副牌5、10、K
+    rules = Rules.load("chaodipi-h5")
+    t = Trump("7", "S")
+    assert classify("5C 10C KC", t, rules).kind == "fiveten"
+    assert classify("5C 10C KC", t, STD).kind == "throw"
+    hand = "5C 10C KC 3C AC 4D"
+    assert legal_follow("5D 10D KD", ["5D", "10D", "KD", "3D"], "5D 10D KD", t, rules).ok
+    v = legal_follow("5C 10C KC", hand.replace("5C 10C KC", "5D 10D KD"), "3C AC 4D", t, rules)
+    assert v.ok  # no clubs 5-10-K held: anything of the suit, then other cards
+    v = legal_follow("5D 10D KD", "5D 10D KD 3D AD", "3D AD KD", t, rules)
+    assert v.rule == "missed_tractor" and "fiveten" in v.reason
+    assert trick_winner(["5D 10D KD", "5S 10S KS", "AD AD QD"], t, rules) == 1
+    assert trick_winner(["5D 10D KD", "3S 4S 6S"], t, rules) == 0
+    # 以5、10、K抠底时，做庄方则被钩回到2
+    from engine.tractor import level_outcome
+
+    out = level_outcome(40, rules, "9", capture="5S 10S KS", trump=t)
+    assert out.knocked_back == "2"
