@@ -314,3 +314,14 @@ def test_unvalidated_garbage_fed_directly_is_an_error_not_a_crash(table: type[Ta
     s = t.trick((0, "AH"), (1, "3H"), (2, "4H"), (3, "5H"))
     assert t.ref.report()["hands"][0]["tricks"][0]["winner"] == 0
     del s
+
+
+def test_referee_can_override_the_penalty(table: type[Table]) -> None:
+    """The referee's own penalty replaces the profile's (e.g. a time limit the sheet prices)."""
+    t = table("chaodipi-anchao")
+    seq = t.add(
+        "violation", seat=1, rule="bury_time", by="ref-1", penalty={"points": 80, "note": "2nd"}
+    )
+    v = _only(t, seq, "bury_time")
+    assert v["penalty"]["points"] == 80
+    assert t.ref.report()["hands"][0]["penalty_points"] == -80  # seat 1 is an attacker
