@@ -10,6 +10,7 @@ play and of the event that proves it and their evidence ids. An illegal set is w
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 from engine.cards import CardError, parse_cards
@@ -20,6 +21,7 @@ from engine.gouji.table import SEATS, Burn, Table, entry_formula
 from engine.record import apply_corrections
 
 Event = dict[str, Any]
+COPIES = 4  # of each face in the four decks (「共216张牌」 L247)
 
 PENALTY = {
     "invalid_set": "错牌不出: the set is withdrawn and counts as a pass (C5, L59)",
@@ -58,6 +60,8 @@ class GoujiReferee:
         self.rulings: list[dict[str, Any]] = []
         self.evidence: dict[int, str | None] = {}
         self.profile_seen: str | None = None
+        self.seats: list[str] = []
+        self.seen: Counter[str] = Counter()
 
     # --- the interface -----------------------------------------------------------------------
     def feed(self, event: Event) -> list[dict[str, Any]]:
@@ -111,6 +115,7 @@ class GoujiReferee:
         return {
             "game": "gouji",
             "profile": self.rules.id,
+            "seats": list(self.seats),
             "hands": hands,
             "violations": list(self.violations),
             "errors": list(self.errors),
@@ -142,7 +147,7 @@ class GoujiReferee:
         handler(ev)
 
     def _error(self, ev: Event, problem: str) -> None:
-        e = {"type": "error", "at_seq": ev.get("seq"), "problem": problem}
+        e = {"type": "error", "at_seq": ev.get("seq"), "seq": ev.get("seq"), "problem": problem}
         self.errors.append(e)
         self.rulings.append(e)
 
@@ -158,7 +163,11 @@ class GoujiReferee:
             "seat": seat,
             "at_seq": at_seq,
             "proven_by_seq": proven_by,
-            "evidence": [self.evidence.get(at_seq), self.evidence.get(proven_by)],
+            "evidence": list(
+                dict.fromkeys(
+                    e for e in (self.evidence.get(at_seq), self.evidence.get(proven_by)) if e
+                )
+            ),
             "cards": cards,
             "why": why,
             "penalty": PENALTY.get(rule, ""),
@@ -169,6 +178,7 @@ class GoujiReferee:
 
     def _match_start(self, ev: Event) -> None:
         self.profile_seen = str(ev.get("profile"))
+        self.seats = [str(s) for s in ev.get("seats", [])]
         if ev.get("game") != "gouji":
             self._error(ev, f"match_start game {ev.get('game')!r}: this referee judges gouji")
         if self.profile_seen != self.rules.id:
@@ -184,6 +194,7 @@ class GoujiReferee:
         banker = ev.get("banker")
         self.hand = int(ev.get("hand", self.hand + 1))
         self.table = Table(self.rules, banker if isinstance(banker, int) else None)
+        self.seen = Counter()
 
     def _live(self, ev: Event) -> Table | None:
         t = self.table
@@ -297,6 +308,7 @@ class GoujiReferee:
         if blocker is None:
             self._error(ev, f"亮3 by seat {seat}: its last set this round was not beaten")
             return
+        self._count_seen(ev, [str(c) for c in cards])
         t.blocks.append((blocker, seat, ev.get("seq", -1)))
         t.assign_bottom(seat)
         self._note(ev, "blocked", seat=seat, by=blocker)
@@ -337,6 +349,7 @@ class GoujiReferee:
             elif verdict.kind in ("answer", "burn", "kill") and verdict.rule != "out_of_turn":
                 t.pass_(seat)
             return
+        self._count_seen(ev, cards)
         burn = t.burning.get(seat)
         news = t.play(seat, cards, shape, verdict.kind, seq)
         for n in news:
@@ -345,6 +358,13 @@ class GoujiReferee:
             if burn is not None and self.rules.burn.entry_formula:
                 self._check_entry(burn, seat, seq)
             self._note(ev, "place", seat=seat, place=len(t.finished))
+
+    def _count_seen(self, ev: Event, cards: list[str]) -> None:
+        """Four decks hold 4 copies of each face (216 cards): more is a misread (§4.1)."""
+        self.seen.update(cards)
+        over = sorted(c for c in set(cards) if self.seen[c] > COPIES)
+        if over:
+            self._error(ev, f"more than {COPIES} copies of {', '.join(over)} seen: a misread?")
 
     def _check_entry(self, burn: Burn, seat: int, seq: int) -> None:
         """changshi: N − J ≤ 2 over the burner's hand, provable once he is out (L31)."""

@@ -62,7 +62,7 @@ def test_lead_out_of_turn_is_void() -> None:
     seq = d.seq
     [v] = [r for r in d.play(2, "5S") if r["type"] == "violation"]
     assert (v["rule"], v["seat"], v["at_seq"], v["proven_by_seq"]) == ("out_of_turn", 2, seq, seq)
-    assert v["evidence"] == [f"f{seq}", f"f{seq}"] and v["penalty"]
+    assert v["evidence"] == [f"f{seq}"] and v["penalty"]
     assert d.t.counts[2] == 36  # 错牌不出: the cards go back
     d.play(0, "5S")
     assert len(d.ref.violations) == 1
@@ -425,3 +425,13 @@ def test_kelamayi_no_three_gives_the_duitou_the_point() -> None:
     d.play(0, "5S")
     assert d.rules_flagged() == [("last_not_three", 0, d.seq - 1)]
     assert d.t.bottom == [0] and d.t.opened[3] and not d.t.opened[0]
+
+
+def test_a_fifth_copy_of_a_face_is_a_misread_error() -> None:
+    # 4 decks, 「共216张牌」(L247): at most 4 of each face
+    d = Deal("gouji-core")
+    d.play(0, "5S 5S 5S 5S")
+    d.passes(1, 2, 3, 4, 5)
+    d.play(0, "5S")
+    assert "more than 4 copies of 5S" in d.ref.errors[-1]["problem"]
+    assert d.ref.violations == []
