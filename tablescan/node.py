@@ -164,6 +164,7 @@ class TableNode:
             next_leader=self._next_leader,
             banker_rule=self._banker_rule(),
             bottom_size=getattr(getattr(self.referee, "rules", None), "bottom", None),
+            turns=cfg.game == "tractor",
         )
         self._write({**cfg.match_start()}, 0.0)
         team = next((i for i, t in enumerate(cfg.teams) if cfg.banker in t), 0)

@@ -78,6 +78,7 @@ class Fusion:
         next_leader: Callable[[], int | None] | None = None,
         banker_rule: str = "first_declarer",
         bottom_size: int | None = None,
+        turns: bool = True,
     ) -> None:
         self.n = n_seats
         self.decks = decks
@@ -93,6 +94,9 @@ class Fusion:
         self.checks_failed: Counter[str] = Counter()
         self.banker_rule = banker_rule
         self.bottom_size = bottom_size
+        self.turns = turns  # 80-points: fixed order, the lead sets the count (Gouji: neither)
+        if not turns:
+            self.phase = "play"  # Gouji: no declaring and no bottom, the hand opens with a play
         self.declarers: list[int] = []
 
     def bury_seat(self) -> int | None:
@@ -195,21 +199,22 @@ class Fusion:
             out += self._flush_pending()
         # more cards from the leader before anyone followed: the lead was not complete
         if (
-            len(self.trick.plays) == 1
+            self.turns
+            and len(self.trick.plays) == 1
             and self.trick.plays[0][0] == seat
             and not self._trick_complete()
         ):
             return out + self._extend_lead(seat, cards, scores, obs)
         if self._trick_complete():
             self._new_trick()
-        lead = self.trick.lead_count
+        lead = self.trick.lead_count if self.turns else None
         if lead is not None and len(cards) < lead and self._expected() == seat:
             self.pending = Pending(seat, cards, scores, obs)
             return out
         return out + self._play(seat, cards, scores, obs)
 
     def _expected(self) -> int | None:
-        if self.trick.leader is None:
+        if not self.turns or self.trick.leader is None:
             return None
         return (self.trick.leader + len(self.trick.plays)) % self.n
 
@@ -228,7 +233,7 @@ class Fusion:
             problems.append(
                 ("out_of_turn", f"cards in seat {seat}'s area, seat {expected} to play")
             )
-        need = self.trick.lead_count
+        need = self.trick.lead_count if self.turns else None
         if need is not None and len(cards) != need:
             problems.append(("count", f"read {len(cards)} card(s), the lead has {need}"))
         bad = self._impossible(cards)

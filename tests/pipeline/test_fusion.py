@@ -119,3 +119,11 @@ def test_miscounted_bottom_is_flagged_not_ruled() -> None:
     assert fix.unsure is None
     f.feed(appeared(2, "AS"))
     assert f.feed(facedown(6)) == []  # after the first play the bottom is not re-counted
+
+
+def test_gouji_reads_are_checked_for_copies_but_not_for_turn_or_count() -> None:
+    f = Fusion(6, decks=4, min_score=0.6, banker=0, turns=False)
+    assert f.feed(appeared(0, "3H 3H 3H"))[0].unsure is None
+    assert f.feed(appeared(4, "5S"))[0].unsure is None  # any seat, any count: the referee judges
+    d = f.feed(appeared(2, "3H 3H"))[0]
+    assert d.unsure is not None and d.unsure.reason == "impossible"  # five 3H with four decks
