@@ -103,9 +103,7 @@ class CardArt:
         return out
 
 
-def load_art(
-    split: str, rng: random.Random, height_px: int, design: str | None = None
-) -> CardArt:
+def load_art(split: str, rng: random.Random, height_px: int, design: str | None = None) -> CardArt:
     """One real deck design of ``split`` ("train" or "eval") whose every card renders cleanly.
 
     Falls back to plain drawn faces only when no deck package is installed (logged): the
