@@ -37,7 +37,6 @@ bp = Blueprint("auth", __name__)
 F = TypeVar("F", bound=Callable[..., Any])
 
 MAX_FAILURES, LOCKOUT_S = 5, 60.0
-_failures: dict[str, list[float]] = {}
 
 
 def csrf_token() -> str:
@@ -104,10 +103,15 @@ def role_required(*roles: str) -> Callable[[F], F]:
     return deco
 
 
+def _failures() -> dict[str, list[float]]:
+    """Recent failed logins per user name (per app, in memory)."""
+    return cast(dict[str, list[float]], current_app.extensions.setdefault("login_failures", {}))
+
+
 def _locked(name: str) -> bool:
     now = time.time()
-    recent = [t for t in _failures.get(name, []) if now - t < LOCKOUT_S]
-    _failures[name] = recent
+    recent = [t for t in _failures().get(name, []) if now - t < LOCKOUT_S]
+    _failures()[name] = recent
     return len(recent) >= MAX_FAILURES
 
 
@@ -119,7 +123,7 @@ def login() -> Any:
         password = request.form.get("password", "")
         user = None if _locked(name) else users().authenticate(name, password)
         if user is None:
-            _failures.setdefault(name, []).append(time.time())
+            _failures().setdefault(name, []).append(time.time())
             error = (
                 "Wrong user name or password."
                 if not _locked(name)
@@ -127,7 +131,7 @@ def login() -> Any:
             )
             log.warning("failed login for %r from %s", name, request.remote_addr)
         else:
-            _failures.pop(name, None)
+            _failures().pop(name, None)
             session.clear()  # no session fixation: a fresh session and CSRF token
             session["user"] = user.name
             session.permanent = True

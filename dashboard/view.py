@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from engine.record import apply_corrections
+
 Event = dict[str, Any]
 
 
@@ -60,8 +62,9 @@ def table_view(
         return {**view, "status": "waiting for match_start"}
     names: list[str] = match["seats"]
     teams: list[list[int]] = match["teams"]
-    by_seq = {e["seq"]: e for e in events}
-    hand_events = _current_hand_events(events)
+    corrected = apply_corrections(events)  # the record as the referees fixed it
+    by_seq = {e["seq"]: e for e in corrected}
+    hand_events = _current_hand_events(corrected)
     hands = report.get("hands") or []
     live = state.get("hand")
     hand = live if isinstance(live, dict) else (hands[-1] if hands else None)
@@ -173,7 +176,10 @@ def table_view(
             ],
             "audit": audit,
             "plays": [
-                {k: e.get(k) for k in ("seq", "t", "seat", "cards", "evidence", "confidence")}
+                {
+                    k: e.get(k)
+                    for k in ("seq", "t", "seat", "cards", "evidence", "confidence", "corrected_by")
+                }
                 for e in hand_events
                 if e["type"] == "play"
             ],

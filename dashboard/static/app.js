@@ -202,8 +202,15 @@ document.addEventListener("click", async (e) => {
       await post(`/api/tables/${encodeURIComponent(TID)}/rulings`, { violation: btn.dataset.id, decision: btn.dataset.act, note: note ? note.value : "" });
     } else if (btn.dataset.act === "correct") {
       const input = $(`[data-key="fix-${btn.dataset.seq}"]`);
-      await post(`/api/tables/${encodeURIComponent(TID)}/corrections`, { ref: Number(btn.dataset.seq), cards: input.value, why: "misread corrected by referee" });
-      input.value = "";
+      const cards = input.value;
+      input.value = "";  // cleared before the new state redraws the row
+      try {
+        await post(`/api/tables/${encodeURIComponent(TID)}/corrections`, { ref: Number(btn.dataset.seq), cards, why: "misread corrected by referee" });
+      } catch (err) {
+        const again = $(`[data-key="fix-${btn.dataset.seq}"]`);
+        if (again) again.value = cards;
+        throw err;
+      }
     } else if (btn.dataset.act === "candidate") {
       await post(`/api/tables/${encodeURIComponent(TID)}/corrections`, { ref: Number(btn.dataset.seq), cards: btn.dataset.cards, why: "needs_referee: candidate chosen" });
     } else if (btn.dataset.act === "stands") {
@@ -237,7 +244,7 @@ function drawCorrections(v) {
     : '<p class="muted">None pending.</p>');
   const plays = $("#plays tbody");
   preserveInputs(plays, () => {
-    plays.innerHTML = (v.plays || []).slice().reverse().map((p) => `<tr data-seq="${p.seq}"><td class="mono">${p.seq}</td><td>${p.t}s</td><td>${seatName(v, p.seat)}</td><td>${cardsHTML(p.cards, "sm")}</td><td>${p.confidence != null ? (p.confidence * 100).toFixed(0) + "%" : "–"}</td>`
+    plays.innerHTML = (v.plays || []).slice().reverse().map((p) => `<tr data-seq="${p.seq}"><td class="mono">${p.seq}</td><td>${p.t}s</td><td>${seatName(v, p.seat)}</td><td>${cardsHTML(p.cards, "sm")}${p.corrected_by ? ` <span class="status upheld" title="corrected by seq ${esc(p.corrected_by.join(", "))}">corrected</span>` : ""}</td><td>${p.confidence != null ? (p.confidence * 100).toFixed(0) + "%" : "–"}</td>`
       + `<td>${CAN_RULE ? `<span class="fix"><input data-key="fix-${p.seq}" placeholder="e.g. ${esc(p.cards.join(" "))}" aria-label="corrected cards for seq ${p.seq}"><button data-act="correct" data-seq="${p.seq}">Correct</button></span><span class="small msg"></span>` : '<span class="muted">view only</span>'}</td></tr>`).join("")
       || '<tr><td colspan="6" class="muted">No play yet in this hand.</td></tr>';
   });

@@ -13,7 +13,7 @@ from tests.store.records import sample_record
 
 
 def fill(tmp_path: Path) -> EvidenceStore:
-    store = EvidenceStore(tmp_path)
+    store = EvidenceStore(tmp_path, durable=False)
     for e in sample_record():
         sha = store.add_media(f"jpeg of {e['seq']}".encode(), table="t1", seq=e["seq"])
         assert len(sha) == 64
@@ -24,7 +24,7 @@ def fill(tmp_path: Path) -> EvidenceStore:
 
 
 def test_append_assigns_and_checks_seq(tmp_path: Path) -> None:
-    store = EvidenceStore(tmp_path)
+    store = EvidenceStore(tmp_path, durable=False)
     start, hand, bury = sample_record()[:3]
     assert store.append_event("t1", {k: v for k, v in start.items() if k != "seq"}) == 0
     assert store.append_event("t1", hand) == 1
@@ -59,7 +59,7 @@ def test_rows_are_append_only(tmp_path: Path) -> None:
 
 
 def test_ruling_is_stored_once(tmp_path: Path) -> None:
-    store = EvidenceStore(tmp_path)
+    store = EvidenceStore(tmp_path, durable=False)
     ruling = {"rule": "revoke", "seat": 1, "at_seq": 5, "proven_by_seq": 9}
     assert store.append_ruling("t1", ruling) is True
     assert store.append_ruling("t1", dict(ruling)) is False

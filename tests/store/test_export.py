@@ -15,7 +15,7 @@ from tests.store.records import sample_record
 
 
 def make_bundle(tmp_path: Path, hand: int | None = None) -> Path:
-    store = EvidenceStore(tmp_path / "data")
+    store = EvidenceStore(tmp_path / "data", durable=False)
     for e in sample_record():
         if e["type"] == "play":
             store.add_media(f"frame {e['seq']}".encode(), name=e["evidence"])
@@ -53,7 +53,7 @@ def test_hand_bundle_has_only_that_hand(tmp_path: Path) -> None:
 
 def test_unknown_match_or_hand_is_a_clear_error(tmp_path: Path) -> None:
     make_bundle(tmp_path)
-    store = EvidenceStore(tmp_path / "data")
+    store = EvidenceStore(tmp_path / "data", durable=False)
     with pytest.raises(StoreError, match="match 3 does not exist"):
         export_bundle(store, "t1:3", tmp_path / "x.zip")
     with pytest.raises(StoreError, match="has no hand 9"):

@@ -12,7 +12,7 @@ from tests.store.records import sample_record
 
 def setup(tmp_path: Path) -> tuple[EvidenceStore, dict[int, str]]:
     clock = [1000.0]
-    store = EvidenceStore(tmp_path, clock=lambda: clock[0])
+    store = EvidenceStore(tmp_path, clock=lambda: clock[0], durable=False)
     by_seq: dict[int, str] = {}
     for e in sample_record():
         if e["type"] == "play":  # evidence named in the event, plus a frame tied by seq

@@ -1,0 +1,213 @@
+"""The JSON API on the real tractor referee: state, rulings and corrections re-judged by the
+engine and chained in the store with who and when, and the SSE stream with resume."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+
+from dashboard.hub import Hub
+from tests.dashboard.conftest import Clock, feed, login, match_record
+
+BURY = "1:wrong_bury_count:2:4"
+
+
+@pytest.fixture
+def client(app: Flask, hub: Hub, clock: Clock) -> tuple[FlaskClient, str]:
+    feed(hub, "t1", match_record()[:60], clock)
+    c = app.test_client()
+    return c, login(c, "ref1")
+
+
+def state(c: FlaskClient) -> dict[str, Any]:
+    resp = c.get("/api/tables/t1/state")
+    assert resp.status_code == 200
+    return resp.get_json()  # type: ignore[no-any-return]
+
+
+def test_tables_and_state_come_from_the_engine(client: tuple[FlaskClient, str]) -> None:
+    c, _ = client
+    tables = c.get("/api/tables").get_json()
+    assert [t["id"] for t in tables] == ["t1"]
+    assert tables[0]["open_violations"] == 3 and tables[0]["players"][0] == "North"
+    v = state(c)
+    assert v["engine"] == "engine.tractor.referee.Referee"
+    assert v["seq"] == 59 and v["profile"] == "school-2010"
+    assert {x["id"] for x in v["violations"]} >= {BURY, "1:failed_throw:1:25"}
+    assert v["report"]["hands"][0]["violations"] == v["engine_state"]["hand"]["violations"]
+    assert len(v["seats"]) == 4 and v["current_trick"] is not None
+    assert v["bottom"] == {**v["bottom"], "cards": None, "count": 7}
+
+
+def test_dismiss_changes_the_engine_score_and_is_audited(
+    client: tuple[FlaskClient, str], hub: Hub
+) -> None:
+    c, csrf = client
+    before = state(c)["attacker_points"]
+    resp = c.post(
+        "/api/tables/t1/rulings",
+        json={"violation": BURY, "decision": "dismiss", "note": "camera missed a card"},
+        headers={"X-CSRF-Token": csrf},
+    )
+    assert resp.status_code == 201, resp.get_json()
+    v = resp.get_json()["state"]
+    assert next(x for x in v["violations"] if x["id"] == BURY)["status"] == "dismissed"
+    assert v["attacker_points"] != before
+    audit = v["audit"][-1]
+    assert audit["type"] == "ruling" and audit["by"] == "ref1" and audit["at"] is not None
+    chained = hub.store.events("t1")[-1]
+    assert chained["type"] == "ruling" and chained["ref"] == BURY
+    assert chained["note"] == "camera missed a card"
+
+
+def test_uphold_by_form_post(client: tuple[FlaskClient, str]) -> None:
+    c, csrf = client
+    resp = c.post(
+        "/api/tables/t1/rulings",
+        data={"violation": "1:failed_throw:1:25", "decision": "uphold", "csrf_token": csrf},
+    )
+    assert resp.status_code == 201
+    v = state(c)
+    assert next(x for x in v["violations"] if x["rule"] == "failed_throw")["status"] == "upheld"
+    assert v["open_violations"] == 2
+
+
+def test_bad_rulings_are_clear_errors(client: tuple[FlaskClient, str], hub: Hub) -> None:
+    c, csrf = client
+    h = {"X-CSRF-Token": csrf}
+    bad = c.post("/api/tables/t1/rulings", json={"violation": BURY, "decision": "maybe"}, headers=h)
+    assert bad.status_code == 400 and "decision" in bad.get_json()["error"]
+    unknown = c.post(
+        "/api/tables/t1/rulings", json={"violation": "9:x:0:1", "decision": "uphold"}, headers=h
+    )
+    assert unknown.status_code == 404 and "9:x:0:1" in unknown.get_json()["error"]
+    assert c.post("/api/tables/nope/rulings", json={}, headers=h).status_code == 404
+    assert hub.store.last_seq("t1") == 59
+
+
+def test_correction_rejudges_and_moves_the_points(client: tuple[FlaskClient, str]) -> None:
+    c, csrf = client
+    v = state(c)
+    play = next(p for p in v["plays"] if len(p["cards"]) == 1 and p["cards"][0][:-1] in "6789")
+    total = sum(t["trick_points"] for t in v["teams"])
+    fixed = "K" + play["cards"][0][-1]
+    resp = c.post(
+        "/api/tables/t1/corrections",
+        json={"ref": play["seq"], "cards": fixed.lower(), "why": "K read as 9"},
+        headers={"X-CSRF-Token": csrf},
+    )
+    assert resp.status_code == 201, resp.get_json()
+    after = resp.get_json()["state"]
+    assert sum(t["trick_points"] for t in after["teams"]) == total + 10
+    assert next(p for p in after["plays"] if p["seq"] == play["seq"])["cards"] == [fixed]
+    log = after["audit"][-1]
+    assert (log["type"], log["ref"], log["by"], log["why"]) == (
+        "correction",
+        play["seq"],
+        "ref1",
+        "K read as 9",
+    )
+
+
+def test_bad_corrections_name_the_problem(client: tuple[FlaskClient, str]) -> None:
+    c, csrf = client
+    h = {"X-CSRF-Token": csrf}
+    r = c.post("/api/tables/t1/corrections", json={"ref": 5, "cards": "5H XQ"}, headers=h)
+    assert r.status_code == 400 and "position 1" in r.get_json()["error"]
+    r = c.post("/api/tables/t1/corrections", json={"ref": 999, "cards": "5H"}, headers=h)
+    assert r.status_code == 404 and "ref 999" in r.get_json()["error"]
+    r = c.post("/api/tables/t1/corrections", json={"ref": 5}, headers=h)
+    assert r.status_code == 400 and "nothing to correct" in r.get_json()["error"]
+    r = c.post("/api/tables/t1/corrections", json={"ref": "five", "cards": "5H"}, headers=h)
+    assert r.status_code == 400
+
+
+def test_needs_referee_prompt_is_answered(
+    client: tuple[FlaskClient, str], hub: Hub, clock: Clock
+) -> None:
+    c, csrf = client
+    last = hub.tables["t1"].events[-1]
+    ask = {
+        "v": 1,
+        "seq": 60,
+        "t": last["t"] + 1,
+        "type": "needs_referee",
+        "ref": 59,
+        "candidates": [{"cards": last["cards"], "confidence": 0.6}],
+        "reason": "overlap",
+    }
+    feed(hub, "t1", [ask], clock)
+    assert [p["ref"] for p in state(c)["needs_referee"]] == [59]
+    resp = c.post(
+        "/api/tables/t1/rulings",
+        json={"ref": "seq:59", "decision": "upheld"},
+        headers={"X-CSRF-Token": csrf},
+    )
+    assert resp.status_code == 201
+    assert state(c)["needs_referee"] == []
+
+
+def test_calibration_is_saved_and_chained(client: tuple[FlaskClient, str], hub: Hub) -> None:
+    c, csrf = client
+    pts = [[10, 12], [620, 15], [630, 470], [8, 460]]
+    r = c.post("/api/tables/t1/calibration", json={"points": pts}, headers={"X-CSRF-Token": csrf})
+    assert r.status_code == 201
+    assert (
+        json.loads((hub.store.data_dir / "live/t1/calibration.json").read_text())["points"] == pts
+    )
+    action = hub.store.rows(kind="action")[-1].data
+    assert action["action"] == "calibration" and action["by"] == "ref1"
+    r = c.post(
+        "/api/tables/t1/calibration", json={"points": [[1, 2]]}, headers={"X-CSRF-Token": csrf}
+    )
+    assert r.status_code == 400
+
+
+def test_engine_rulings_are_chained_in_the_store(client: tuple[FlaskClient, str], hub: Hub) -> None:
+    rules = [r.data.get("rule") for r in hub.store.rows(kind="ruling")]
+    assert "wrong_bury_count" in rules and "failed_throw" in rules
+
+
+def read_sse(
+    c: FlaskClient, url: str, headers: dict[str, str], messages: int
+) -> list[dict[str, Any]]:
+    """Read ``messages`` SSE messages (comments included as {'comment': ...})."""
+    resp = c.get(url, headers=headers, buffered=False)
+    assert resp.status_code == 200 and resp.mimetype == "text/event-stream"
+    out: list[dict[str, Any]] = []
+    buf = ""
+    chunks = resp.response  # type: ignore[attr-defined]
+    for chunk in chunks:
+        buf += chunk.decode() if isinstance(chunk, bytes) else chunk
+        while "\n\n" in buf:
+            block, buf = buf.split("\n\n", 1)
+            msg: dict[str, Any] = {}
+            for line in block.splitlines():
+                key, _, value = line.partition(":")
+                msg[key or "comment"] = value.strip()
+            if "retry" not in msg:
+                out.append(msg)
+        if len(out) >= messages:
+            break
+    resp.close()
+    return out
+
+
+def test_stream_sends_state_with_seq_id_and_resumes(client: tuple[FlaskClient, str]) -> None:
+    c, _ = client
+    first = read_sse(c, "/api/tables/t1/stream", {}, 2)
+    assert first[0]["event"] == "state" and first[0]["id"] == "59"
+    assert json.loads(first[0]["data"])["seq"] == 59
+    assert first[1] == {"comment": "ping"}  # nothing new: a keep-alive
+    resumed = read_sse(c, "/api/tables/t1/stream", {"Last-Event-ID": "56"}, 4)
+    assert [(m["event"], m["id"]) for m in resumed] == [
+        ("record", "57"),
+        ("record", "58"),
+        ("record", "59"),
+        ("state", "59"),
+    ]
+    assert json.loads(resumed[0]["data"])["seq"] == 57

@@ -1,0 +1,111 @@
+"""The broadcast overlay never shows a card before its time (event time + delay), never a held
+hand or the bottom before it is revealed, and only the whitelisted public fields."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from flask import Flask
+
+from dashboard.hub import Hub
+from tablescan.users import UserStore
+from tests.dashboard.conftest import Clock, match_record
+from tests.dashboard.test_api import read_sse
+
+PUBLIC_KEYS = {
+    "id",
+    "seq",
+    "status",
+    "hand",
+    "level",
+    "trump",
+    "seats",
+    "teams",
+    "attacker_points",
+    "current_trick",
+    "last_trick",
+    "tricks_played",
+    "bottom",
+    "violations",
+}
+
+
+def shown_cards(view: dict[str, Any] | None) -> list[str]:
+    if not view:
+        return []
+    cards: list[str] = []
+    for key in ("current_trick", "last_trick"):
+        for p in (view.get(key) or {}).get("plays", []):
+            cards += p["cards"]
+    return cards + list((view.get("bottom") or {}).get("cards") or [])
+
+
+def test_delayed_overlay_never_shows_a_card_early(app: Flask, hub: Hub, clock: Clock) -> None:
+    token = UserStore(hub.store.data_dir).new_overlay_token("t1")
+    client = app.test_client()
+    delay = 30.0
+    events = match_record(hands=1, inject=0)
+    arrived: dict[int, float] = {}
+    played_by: dict[int, list[str]] = {}
+    for e in events:
+        clock.now += 2.5
+        hub.store.append_event("t1", e)
+        hub.poll()
+        arrived[e["seq"]] = clock.now
+        if e["type"] in ("play", "bottom_reveal"):
+            played_by[e["seq"]] = e["cards"]
+        # look at the overlay at several moments: now and a little before each seq is due
+        for look in (clock.now, clock.now - 1.0):
+            saved = clock.now
+            clock.now = look
+            view = client.get(f"/overlay/t1/state?token={token}&delay={delay}").get_json()
+            clock.now = saved
+            due = {s for s, t in arrived.items() if t <= look - delay}
+            allowed: list[str] = [c for s in sorted(due) if s in played_by for c in played_by[s]]
+            for card in shown_cards(view):
+                assert card in allowed, f"{card} shown at {look} before its event + {delay}s"
+            if view is not None:
+                assert view["seq"] <= max(due), "the overlay ran ahead of its delay"
+                assert set(view) <= PUBLIC_KEYS
+    # once the delay has passed, the end of the hand (with its revealed bottom) is shown
+    clock.now += delay + 1
+    final = client.get(f"/overlay/t1/state?token={token}&delay={delay}").get_json()
+    assert final["seq"] == events[-1]["seq"] and final["bottom"]["cards"]
+
+
+def test_bottom_and_hidden_state_never_reach_the_overlay(
+    app: Flask, hub: Hub, clock: Clock
+) -> None:
+    token = UserStore(hub.store.data_dir).new_overlay_token("t1")
+    client = app.test_client()
+    events = match_record(hands=1, inject=0)
+    reveal = next(e["seq"] for e in events if e["type"] == "bottom_reveal")
+    for e in events[:reveal]:
+        clock.now += 1
+        hub.store.append_event("t1", e)
+        hub.poll()
+        view = client.get(f"/overlay/t1/state?token={token}&delay=0").get_json()
+        text = json.dumps(view)
+        if view.get("bottom"):
+            assert view["bottom"]["cards"] is None
+        for hidden in ("knowledge", "cards_seen", "engine_state", "report", "evidence", "voids"):
+            assert hidden not in text
+
+
+def test_overlay_floor_delay_and_stream(app: Flask, hub: Hub, clock: Clock) -> None:
+    token = UserStore(hub.store.data_dir).new_overlay_token("t1")
+    app.config["OVERLAY_MIN_DELAY_S"] = 10.0
+    for e in match_record()[:12]:
+        clock.now += 1
+        hub.store.append_event("t1", e)
+        hub.poll()
+    client = app.test_client()
+    # asking for no delay still gets the node's minimum: the view is 10 s old
+    view = client.get(f"/overlay/t1/state?token={token}&delay=0").get_json()
+    assert view["seq"] == 1
+    page = client.get(f"/overlay/t1?token={token}&delay=0&widgets=score,trick&scale=1.5")
+    html = page.get_data(as_text=True)
+    assert 'data-delay="10.0"' in html and 'data-widgets="score,trick"' in html
+    msgs = read_sse(client, f"/overlay/t1/stream?token={token}&delay=10", {}, 1)
+    assert msgs[0]["event"] == "state" and msgs[0]["id"] == "1"

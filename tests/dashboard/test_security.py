@@ -1,0 +1,132 @@
+"""Every mutating endpoint refuses without login or CSRF; viewers cannot rule; an overlay
+token opens one table's overlay and can do nothing else; sessions are HttpOnly + SameSite."""
+
+from __future__ import annotations
+
+import argparse
+
+import pytest
+from flask import Flask
+
+from dashboard.hub import Hub
+from tablescan.commands import serve
+from tablescan.users import UserStore
+from tests.dashboard.conftest import PASSWORD, feed, login, match_record
+
+API_GETS = [
+    "/api/tables",
+    "/api/tables/t1/state",
+    "/api/tables/t1/stream",
+    "/api/hall/stream",
+    "/api/tables/t1/frame.jpg",
+    "/api/media/abc",
+    "/api/health",
+]
+POSTS = {
+    "/api/tables/t1/rulings": {"violation": "1:wrong_bury_count:0:4", "decision": "uphold"},
+    "/api/tables/t1/corrections": {"ref": 5, "cards": "KS"},
+    "/api/tables/t1/calibration": {"points": [[0, 0], [9, 0], [9, 9], [0, 9]]},
+}
+
+
+@pytest.fixture
+def live(app: Flask, hub: Hub) -> Flask:
+    feed(hub, "t1", match_record()[:40])
+    return app
+
+
+@pytest.mark.parametrize("path", API_GETS)
+def test_api_without_session_is_401(live: Flask, path: str) -> None:
+    assert live.test_client().get(path).status_code == 401
+
+
+@pytest.mark.parametrize("path", sorted(POSTS))
+def test_api_post_without_session_is_401(live: Flask, path: str) -> None:
+    client = live.test_client()
+    client.get("/login")  # an anonymous session with a CSRF token is still no login
+    assert client.post(path, json=POSTS[path]).status_code == 401
+
+
+@pytest.mark.parametrize("path", sorted(POSTS))
+def test_post_without_or_with_wrong_csrf_is_refused(live: Flask, hub: Hub, path: str) -> None:
+    client = live.test_client()
+    login(client, "head1")
+    before = hub.store.last_seq("t1")
+    assert client.post(path, json=POSTS[path]).status_code in (400, 403)
+    bad = {"X-CSRF-Token": "forged"}
+    assert client.post(path, json=POSTS[path], headers=bad).status_code in (400, 403)
+    assert hub.store.last_seq("t1") == before
+    assert live.extensions["tablescan.counters"]["csrf_refused"] == 2
+
+
+def test_page_posts_need_csrf_too(live: Flask) -> None:
+    client = live.test_client()
+    login(client, "head1")
+    assert client.post("/tables/t1/overlay-token").status_code == 400
+    assert client.post("/logout").status_code == 400
+    assert (
+        client.post("/login", data={"username": "head1", "password": PASSWORD}).status_code == 400
+    )
+
+
+@pytest.mark.parametrize("path", sorted(POSTS))
+def test_viewer_cannot_rule_or_correct(live: Flask, hub: Hub, path: str) -> None:
+    client = live.test_client()
+    token = login(client, "view1")
+    assert client.get("/api/tables/t1/state").status_code == 200  # a viewer may look
+    before = hub.store.last_seq("t1")
+    resp = client.post(path, json=POSTS[path], headers={"X-CSRF-Token": token})
+    assert resp.status_code == 403
+    assert "viewer" in resp.get_json()["error"]
+    assert hub.store.last_seq("t1") == before
+
+
+def test_overlay_token_opens_its_overlay_and_nothing_else(live: Flask, hub: Hub) -> None:
+    token = UserStore(hub.store.data_dir).new_overlay_token("t1")
+    client = live.test_client()
+    assert client.get(f"/overlay/t1?token={token}").status_code == 200
+    assert client.get(f"/overlay/t1/state?token={token}").status_code == 200
+    assert client.get("/overlay/t1/state").status_code == 403
+    assert client.get(f"/overlay/t2/state?token={token}").status_code == 403
+    for path in API_GETS:
+        assert client.get(f"{path}?token={token}").status_code == 401
+    for path, body in POSTS.items():
+        resp = client.post(f"{path}?token={token}", json=body, headers={"X-CSRF-Token": token})
+        assert resp.status_code == 401
+    assert client.post(f"/overlay/t1?token={token}").status_code in (400, 405)
+
+
+def test_session_cookie_is_httponly_and_samesite(live: Flask) -> None:
+    client = live.test_client()
+    resp = client.get("/login")
+    cookie = resp.headers["Set-Cookie"]
+    assert "HttpOnly" in cookie and "SameSite=Strict" in cookie
+    assert "script-src 'self'" in resp.headers["Content-Security-Policy"]
+
+
+def test_wrong_password_and_lockout(live: Flask) -> None:
+    client = live.test_client()
+    page = client.get("/login").get_data(as_text=True)
+    token = page.split('name="csrf_token" value="')[1].split('"')[0]
+    for _ in range(5):
+        resp = client.post(
+            "/login", data={"username": "ref1", "password": "nope-nope", "csrf_token": token}
+        )
+        assert resp.status_code == 401
+    resp = client.post(
+        "/login", data={"username": "ref1", "password": PASSWORD, "csrf_token": token}
+    )
+    assert resp.status_code == 401 and "Too many failed attempts" in resp.get_data(as_text=True)
+    assert client.get("/api/tables").status_code == 401
+
+
+def test_pages_redirect_to_login(live: Flask) -> None:
+    resp = live.test_client().get("/tables/t1/violations")
+    assert resp.status_code == 302 and "/login?next=" in resp.headers["Location"]
+
+
+def test_serve_binds_localhost_by_default() -> None:
+    parser = argparse.ArgumentParser()
+    serve.register(parser.add_subparsers())
+    args = parser.parse_args(["serve"])
+    assert args.host == "127.0.0.1" and args.data is None
