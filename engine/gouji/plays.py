@@ -122,6 +122,17 @@ def _two_big_kill(prev: Shape, play: Shape) -> bool:
     return prev.rank is None or (play.rank is not None and play.rank >= prev.rank)
 
 
+def gap(prev: Shape, play: Shape, rules: Rules) -> str | None:
+    """Why the sheets cannot decide whether ``play`` beats ``prev`` (§5.2), or None. The
+    referee asks the human referee instead of ruling on these."""
+    if prev.big and prev.small and play.big and play.small:
+        return "both joker parts mix big and small jokers: the seeds do not compare them (C6)"
+    kill = rules.sets.two_big_kill_one != "off" and prev.big == 1 and not prev.small
+    if kill and play.big == 2 and len(play.jokers) == 2 and prev.naturals != play.naturals:
+        return "两大灭一大 with another number of natural cards: not stated (L206, §5.2)"
+    return None
+
+
 def beats_shape(prev: Shape, play: Shape, rules: Rules) -> bool:
     """``play`` beats ``prev`` under the profile's comparison (C6, §3.1)."""
     bare_twos = play.rank == RANK_VALUE["2"] and not play.jokers and play.naturals % 3 == 0

@@ -349,6 +349,8 @@ class GoujiReferee:
             elif verdict.kind in ("answer", "burn", "kill") and verdict.rule != "out_of_turn":
                 t.pass_(seat)
             return
+        if verdict.gap:
+            self._note(ev, "needs_referee", seat=seat, why=verdict.gap, cards=cards)
         self._count_seen(ev, cards)
         burn = t.burning.get(seat)
         news = t.play(seat, cards, shape, verdict.kind, seq)

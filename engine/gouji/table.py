@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from engine.gouji.plays import Shape, beats_shape, gouji_shape, opens_point
+from engine.gouji.plays import Shape, beats_shape, gap, gouji_shape, opens_point
 from engine.gouji.plays import _two_big_kill as two_big_kill
 from engine.gouji.rules import Rules
 
@@ -85,6 +85,7 @@ class Verdict:
     kind: str  # lead | new_lead | answer | burn | kill
     rule: str | None = None
     why: str = ""
+    gap: str = ""  # the sheets do not decide this comparison: ask the human referee
 
 
 class Table:
@@ -241,6 +242,9 @@ class Table:
         if not beats_shape(top.shape, shape, self.rules):
             if not self.in_play(top.seat) and seat == self.entitled_leader():
                 return Verdict("new_lead")  # 接风 after a 底牌 whose passes were not recorded
+            unclear = gap(top.shape, shape, self.rules)
+            if unclear:
+                return Verdict(kind, gap=unclear)  # never accuse on a gap in the sheets
             return Verdict(kind, "not_beating", "same count and strictly higher needed (C6)")
         return Verdict(kind)
 
@@ -255,7 +259,8 @@ class Table:
         first_needs_joker = not self.rules.burn.joker_exempt_first
         if kind == "burn" and first_needs_joker and not empties and not shape.jokers:
             return "illegal_burn", "a burn needs a joker on every set but the last (L244)"
-        if burn is not None and kind != "burn" and not empties and not shape.jokers:
+        duty = burn is not None and self.rules.burn.success != "first_set"
+        if duty and kind != "burn" and not empties and not shape.jokers:
             return "burn_no_joker", "a burner attaches a joker to every set but the last (C18)"
         return None, ""
 
@@ -266,6 +271,8 @@ class Table:
         if top is None:
             return
         s = top.seat
+        if top.kind == "burn" and self.rules.burn.success == "first_set":
+            self.burning.pop(s, None)  # 「第一把烧死,未被解烧或反烧」: success, duty done (L237)
         if (
             self.in_play(s)
             and self.window_open(s)
@@ -295,6 +302,8 @@ class Table:
                     b.void = True  # 「死视为无效烧牌」(L204)
                     self.burning.pop(top.seat, None)
                     news.append("burn_void")
+                elif self.rules.burn.success == "first_set":
+                    self.burning.pop(top.seat, None)  # decided by the first set alone (L237)
         if top is None:
             self.free_lead = False
             self.round.leader = self.leader = seat

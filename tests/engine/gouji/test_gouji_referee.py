@@ -435,3 +435,26 @@ def test_a_fifth_copy_of_a_face_is_a_misread_error() -> None:
     d.play(0, "5S")
     assert "more than 4 copies of 5S" in d.ref.errors[-1]["problem"]
     assert d.ref.violations == []
+
+
+def test_gaps_in_the_sheets_go_to_the_human_referee() -> None:
+    # C6: 「The seeds do not say how to compare two sets whose joker parts both mix big and
+    # small jokers」; jinan: 「对头可挂双大王杀牌」(L206) leaves the natural count open
+    d = Deal("gouji-core")
+    d.play(0, "BJ SJ 5S")
+    notes = d.play(3, "BJ SJ 6S")
+    assert [n["type"] for n in notes] == ["needs_referee"] and d.ref.violations == []
+    j = Deal("gouji-jinan-2010")
+    j.play(0, "BJ 5S 5H")
+    notes = j.play(3, "BJ BJ 6S 6H 6C")
+    assert [n["type"] for n in notes] == ["needs_referee"] and j.ref.violations == []
+
+
+def test_kelamayi_burn_is_decided_by_its_first_set() -> None:
+    # 「第一把烧死,未被解烧或反烧」(L237): afterwards no joker duty is judged
+    d = Deal("gouji-kelamayi")
+    d.play(0, "AS AH")
+    d.play(1, "2S 2H")
+    d.passes(4)
+    d.play(1, "7S")
+    assert d.ref.violations == [] and not d.t.burns[0].beaten
