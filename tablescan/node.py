@@ -34,7 +34,7 @@ from vision.calibration import (
 from vision.fusion import Decision, Fusion
 from vision.motion import MotionGate
 from vision.sources import Frame, FrameSource
-from vision.tracking import DetectionLike, Observation, Tracker
+from vision.tracking import DetectionLike, Observation, Read, Tracker
 
 log = logging.getLogger(__name__)
 Event = dict[str, Any]
@@ -135,6 +135,8 @@ class TableNode:
         evidence_dir: Path | None = None,
         hand: int = 1,
         use_referee: bool = True,
+        sure_score: float = 0.85,
+        recheck_frames: int = 3,
     ) -> None:
         self.cfg = cfg
         self.detector = detector
@@ -153,6 +155,9 @@ class TableNode:
         self._last_read: NDArray[np.uint8] | None = None
         self._last_event_seq: int | None = None
         self._still_since: dict[str, tuple[int, float]] = {}
+        self._recheck: dict[str, tuple[int, list[Read], float]] = {}
+        self.sure_score = sure_score
+        self.recheck_frames = recheck_frames
         self.hand = hand
         start = {"v": 1, "seq": 0, "t": 0.0, **cfg.match_start()}
         self.referee = make_referee(start) if use_referee else None
@@ -228,6 +233,9 @@ class TableNode:
         for name, st in self.gate.states.items():
             if st.still == 1:
                 self._still_since[name] = (frame.index, frame.t)
+            if st.moving:
+                self._recheck.pop(name, None)  # it moves again: it will be read when still
+        ready = sorted(set(ready) | set(self._recheck))
         if not ready:
             return []
         return self._read(frame, ready, t0)
@@ -248,6 +256,7 @@ class TableNode:
         self.stats.read_ms.append((time.perf_counter() - r0) * 1000)
         self.stats.reads += 1
         reads = self.tracker.assign(detections)
+        ready = self._settle_unsure(ready, reads)
         observations = self.tracker.update(ready, reads, frame.index, frame.t)
         written: list[Event] = []
         for obs in observations:
@@ -257,6 +266,24 @@ class TableNode:
                 written += self._decide(decision, frame, image, t0)
         self._last_read = image
         return written
+
+    def _settle_unsure(self, ready: list[str], reads: dict[str, list[Read]]) -> list[str]:
+        """An area read with a doubtful card is read again on the next still frames (up to
+        ``recheck_frames``) and the surest read wins; sure reads are decided at once."""
+        decided = []
+        for name in ready:
+            current = reads.get(name, [])
+            score = min((r.score for r in current), default=1.0)
+            tries, best, best_score = self._recheck.get(name, (0, current, score))
+            if score > best_score:
+                best, best_score = current, score
+            if best_score < self.sure_score and tries < self.recheck_frames:
+                self._recheck[name] = (tries + 1, best, best_score)
+                continue
+            self._recheck.pop(name, None)
+            reads[name] = best
+            decided.append(name)
+        return decided
 
     def finish(self, t: float = 0.0) -> list[Event]:
         """End of the source: settle what is pending, close the hand if it is still open."""
