@@ -100,8 +100,6 @@ class PlayRec:
     cards: list[Card]
     evidence: str | None
     confidence: float | None
-    counted: bool = True
-    """False for a play that cannot take part in the trick (wrong size, second play)."""
 
 
 @dataclass
@@ -113,9 +111,10 @@ class TrickState:
     plays: list[PlayRec] = field(default_factory=list)
     winner: int | None = None
     points: int = 0
+    incomplete: bool = False
 
     def seats_played(self) -> set[int]:
-        return {p.seat for p in self.plays if p.counted}
+        return {p.seat for p in self.plays}
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -127,6 +126,7 @@ class TrickState:
             ],
             "winner": self.winner,
             "points": self.points,
+            **({"incomplete": True} if self.incomplete else {}),
         }
 
 
@@ -182,6 +182,9 @@ class HandState:
     result: dict[str, Any] | None = None
     levels_before: list[str] = field(default_factory=list)
     seen: Counter[Card] = field(default_factory=Counter)
+    missed: set[int] = field(default_factory=set)
+    """Seats with a play the record lacks (an incomplete trick): their card count proves
+    nothing."""
     audited: int = 0
     """Follows and throws still open at the end of the deal and not disproved by its cards."""
 
@@ -507,8 +510,22 @@ class Referee:
         trump = self._trump(h, ev)
         rec = PlayRec(ev["seq"], seat, cards, ev.get("evidence"), ev.get("confidence"))
         cur = h.current()
-        if cur is None or cur.winner is not None:
-            self._lead(h, rec, trump)
+        if cur is not None and cur.winner is None and seat in cur.seats_played():
+            # A seat plays again before the trick is full: a play the camera missed, or a
+            # jump into the next trick. Which one the cards cannot tell, so nobody is accused:
+            # the trick closes as incomplete and this play leads the next one.
+            missing = sorted(set(range(len(self.seats))) - cur.seats_played())
+            self._error(
+                ev,
+                f"trick {cur.index + 1} closed without a play from seat(s) {missing} "
+                "(missed by the camera?); its winner is judged from the plays seen",
+            )
+            cur.incomplete = True
+            h.missed.update(missing)
+            self._finish_trick(h, cur, trump)
+            self._lead(h, rec, trump, check_turn=False)
+        elif cur is None or cur.winner is not None:
+            self._lead(h, rec, trump, check_turn=not (cur is not None and cur.incomplete))
         else:
             self._follow(h, cur, rec, trump)
         cur = h.current()
@@ -516,7 +533,7 @@ class Referee:
         kn = h.seats[seat]
         index = kn.add(SeenPlay(rec.seq, cur.index, tuple(cards), rec.evidence))
         if trump is not None:
-            if rec.counted and cur.plays[0] is not rec and cur.legal_lead:
+            if cur.plays[0] is not rec and cur.legal_lead:
                 self._register_follow(h, cur, rec, index, trump)
             self._recheck(h, seat, rec, ev, "retroactive")
         if cur.seats_played() == set(range(len(self.seats))):
@@ -564,7 +581,9 @@ class Referee:
         self._error(ev, "no trump or declaration before the first play: judging as no-trump")
         return h.trump
 
-    def _lead(self, h: HandState, rec: PlayRec, trump: Trump | None) -> None:
+    def _lead(
+        self, h: HandState, rec: PlayRec, trump: Trump | None, check_turn: bool = True
+    ) -> None:
         n = len(self.seats)
         prev = h.current()
         expected = h.banker if prev is None else prev.winner
@@ -575,7 +594,7 @@ class Referee:
         trick = TrickState(index=len(h.tricks), leader=rec.seat, lead=combo, legal_lead=legal)
         trick.plays.append(rec)
         h.tricks.append(trick)
-        if expected is not None and rec.seat != expected and 0 <= expected < n:
+        if check_turn and expected is not None and rec.seat != expected and 0 <= expected < n:
             self._violate(
                 h,
                 "out_of_turn",
@@ -620,20 +639,6 @@ class Referee:
     def _follow(self, h: HandState, cur: TrickState, rec: PlayRec, trump: Trump | None) -> None:
         n = len(self.seats)
         done = cur.seats_played()
-        if rec.seat in done:
-            rec.counted = False
-            cur.plays.append(rec)
-            self._violate(
-                h,
-                "out_of_turn",
-                rec.seat,
-                rec.seq,
-                rec.seq,
-                [rec.evidence],
-                "immediate",
-                f"played a second time in trick {cur.index + 1}",
-            )
-            return
         expected = next(
             (s for s in ((cur.leader + i) % n for i in range(1, n)) if s not in done), None
         )
@@ -770,7 +775,7 @@ class Referee:
         n = len(self.seats)
         order = {(cur.leader + i) % n: i for i in range(n)}
         counted = sorted(
-            (p for p in cur.plays if p.counted and len(p.cards) == len(cur.lead.cards)),
+            (p for p in cur.plays if len(p.cards) == len(cur.lead.cards)),
             key=lambda p: order[p.seat],
         )
         cur.points = sum(c.points for p in cur.plays for c in p.cards)
@@ -809,11 +814,10 @@ class Referee:
                 for t in h.tricks
                 for t_p in t.plays
                 if t_p.seat == seat
-                and t_p.counted
                 and t_p is not t.plays[0]
                 and len(t_p.cards) != len(t.lead.cards)
             )
-            if off != 0 and off != wc:
+            if off != 0 and off != wc and not (seat in h.missed and off < wc):
                 self._violate(
                     h,
                     "wrong_hand_size",

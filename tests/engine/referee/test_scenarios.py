@@ -325,3 +325,20 @@ def test_referee_can_override_the_penalty(table: type[Table]) -> None:
     v = _only(t, seq, "bury_time")
     assert v["penalty"]["points"] == 80
     assert t.ref.report()["hands"][0]["penalty_points"] == -80  # seat 1 is an attacker
+
+
+def test_a_play_missed_by_the_camera_accuses_nobody(table: type[Table]) -> None:
+    """Seat 3's play never reached the record: seat 0 leading again is not ruled out of turn;
+    the trick closes incomplete with a record error, and judging goes on."""
+    t = table()
+    t.trick((0, "AH"), (1, "3H"), (2, "4H"))
+    s = t.trick((0, "AD"), (1, "3D"), (2, "4D"), (3, "5D"))
+    assert t.all_found() == []
+    assert any(
+        r["kind"] == "error" and "missed by the camera" in r["problem"] for r in t.rulings[s[0]]
+    )
+    tricks = t.ref.report()["hands"][0]["tricks"]
+    assert tricks[0]["incomplete"] is True
+    assert tricks[1]["winner"] == 0
+    end = t.add("hand_end")
+    assert 3 not in [v["seat"] for v in t.found(end, "wrong_hand_size")]
