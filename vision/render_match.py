@@ -396,13 +396,27 @@ class Director:
 
 
 def _trick_winners(events: list[dict[str, Any]], n: int) -> dict[int, int]:
-    """Index of each trick's last play → the seat that takes the trick.
+    """Index of each trick's last play → the seat that takes the trick (the sweep direction).
 
-    The winner is the next trick's leader; for the last trick the referee decides when it is
-    available, else the leader of that trick (the sweep only needs a plausible direction).
+    The engine's referee decides, as it would at the table; if it cannot judge these events
+    the next trick's leader is taken (the leader of the last trick for the last one).
     """
-    plays = [i for i, e in enumerate(events) if e["type"] == "play"]
     out: dict[int, int] = {}
+    try:
+        from tablescan.node import make_referee
+
+        start = next(e for e in events if e["type"] == "match_start")
+        ref = make_referee(start)
+        for idx, e in enumerate(events):
+            for r in ref.feed(e):
+                if r.get("kind") == "trick" and isinstance(r.get("winner"), int):
+                    out[idx] = r["winner"]
+    except Exception as e:  # a render must not fail on a judging problem
+        log.info("trick winners from the play order (%s)", e)
+        out = {}
+    if out:
+        return out
+    plays = [i for i, e in enumerate(events) if e["type"] == "play"]
     for t in range(0, len(plays) - n + 1, n):
         last = plays[t + n - 1]
         nxt = plays[t + n] if t + n < len(plays) else None
