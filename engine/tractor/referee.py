@@ -315,6 +315,11 @@ class Referee:
             hand=int(ev["hand"]), banker=banker, level=str(ev["level"]), start_seq=ev["seq"]
         )
         h.seats = {s: SeatKnowledge(s) for s in range(len(self.seats))}
+        if banker is not None:
+            # the record's level for the deal is the banker side's level: it wins over ours
+            for i, team in enumerate(self.teams):
+                if banker in team and i < len(self.levels):
+                    self.levels[i] = h.level
         h.levels_before = list(self.levels)
         if h.level not in self.rules.ladder:
             self._error(ev, f"level {h.level!r} is not on this profile's ladder")
