@@ -22,6 +22,7 @@ from engine.record import apply_corrections
 
 Event = dict[str, Any]
 COPIES = 4  # of each face in the four decks (「共216张牌」 L247)
+REPORT_AT = 10  # 报户 at 10 cards or fewer (C15)
 
 PENALTY = {
     "invalid_set": "错牌不出: the set is withdrawn and counts as a pass (C5, L59)",
@@ -104,6 +105,10 @@ class GoujiReferee:
             "next_leader": t.entitled_leader() if top is None or t.settled() else None,
             "opened": list(t.opened),
             "burning": sorted(t.burning),
+            "count_report": self.rules.flow.count_report,
+            "reportable": [  # 满户 and below: 「等于或少于10张」(L37)
+                s for s in range(SEATS) if t.in_play(s) and t.counts[s] <= REPORT_AT
+            ],
             "violations": len(self.violations),
         }
 

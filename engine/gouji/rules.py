@@ -47,6 +47,7 @@ class FlowRules:
     rangpai: bool  # 让牌 exists (C10)
     chaos_after: int  # 四户乱缠 once this many players went out (C14)
     ask_count_penalty: int  # points for asking a card count (tiaozhan: −1); 0 = allowed
+    count_report: str  # 报户 at ≤ 10 cards: on_ask | always | none
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,6 +150,7 @@ _CHOICES = {
     "sets.joker_compare": ("two_part", "dead_big"),
     "sets.two_big_kill_one": ("off", "on", "free"),
     "burn.success": ("go_out", "top2", "first_set"),
+    "flow.count_report": ("on_ask", "always", "none"),
 }
 _KAIDIAN_SETS = ("pure", "with_twos", "single_two", "multi_twos", "small_joker")
 _GOUJI_RANKS = ("joker", "2", "A", "K", "Q", "J", "10", "9", "8", "7", "6", "5", "4", "3")

@@ -458,3 +458,14 @@ def test_kelamayi_burn_is_decided_by_its_first_set() -> None:
     d.passes(4)
     d.play(1, "7S")
     assert d.ref.violations == [] and not d.t.burns[0].beaten
+
+
+def test_state_shows_who_may_report_counts() -> None:
+    # 「持牌人手中剩余牌等于或少于10张」(L37); qingdao 「其手中持牌数量应显示给其他玩家」(L253)
+    d = Deal("gouji-qingdao", counts={2: 11})
+    d.play(0, "5S")
+    d.play(1, "6S")
+    d.play(2, "7S")
+    state = d.ref.state()
+    assert state["count_report"] == "always" and state["reportable"] == [2]
+    assert Deal("gouji-kelamayi").ref.state()["count_report"] == "none"  # 「不进贡,不报牌」(L238)
