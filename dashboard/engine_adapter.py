@@ -26,7 +26,12 @@ def make_referee(match_start: dict[str, Any]) -> tuple[Any, str]:
         if callable(factory):
             return factory(match_start), f"{cls.__module__}.{cls.__name__}"
         rules_mod = importlib.import_module(cls.__module__.rsplit(".", 1)[0] + ".rules")
-        rules = rules_mod.Rules.load(match_start["profile"], **match_start.get("options", {}))
+        options = match_start.get("options") or {}
+        profile = match_start["profile"]
+        try:  # tractor: Rules.load(id, **overrides); gouji: Rules.load(id, options)
+            rules = rules_mod.Rules.load(profile, **options)
+        except TypeError:
+            rules = rules_mod.Rules.load(profile, options)
         return cls(rules), f"{cls.__module__}.{cls.__name__}"
     except (RecordError, ImportError, AttributeError, ValueError, KeyError) as e:
         log.warning("no referee engine for this match, replaying only: %s", e)

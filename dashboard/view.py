@@ -32,6 +32,30 @@ def _time_per_play(hand_events: list[Event], seats: int) -> list[float | None]:
     return [round(sum(s) / len(s), 1) if s else None for s in spent]
 
 
+def _at(values: Any, i: int) -> Any:
+    return values[i] if isinstance(values, list) and i < len(values) else None
+
+
+def _gouji_hand(hand_report: dict[str, Any], state: dict[str, Any]) -> dict[str, Any]:
+    """A Gouji deal in the shape the pages draw: finished rounds as tricks, the live round."""
+    rnd = state.get("round") if isinstance(state.get("round"), dict) else None
+    return {
+        "hand": hand_report.get("hand", state.get("hand")),
+        "banker": None,
+        "trump": {},
+        "tricks": [
+            {**r, "points": None}
+            for r in hand_report.get("rounds", [])
+            if r.get("winner") is not None
+        ],
+        "current_trick": {**rnd, "winner": None} if rnd and rnd.get("plays") else None,
+        "outcome": {"finishing_order": hand_report.get("finishing_order")}
+        if hand_report.get("finishing_order")
+        else None,
+        "next_seat": state.get("next_leader"),
+    }
+
+
 def _evidence_of(events_by_seq: dict[int, Event], seq: Any) -> Any:
     e = events_by_seq.get(seq) if isinstance(seq, int) else None
     return e.get("evidence") if e else None
@@ -66,8 +90,11 @@ def table_view(
     by_seq = {e["seq"]: e for e in corrected}
     hand_events = _current_hand_events(corrected)
     hands = report.get("hands") or []
+    gouji = match["game"] == "gouji"
     live = state.get("hand")
     hand = live if isinstance(live, dict) else (hands[-1] if hands else None)
+    if gouji:  # Gouji reports rounds (no trick points, no bottom) and its live round apart
+        hand = _gouji_hand(hands[-1] if hands else {}, state)
     banker = hand.get("banker") if hand else None
     tricks = [t for t in (hand.get("tricks", []) if hand else []) if t.get("winner") is not None]
     current = hand.get("current_trick") if hand else None
@@ -113,19 +140,26 @@ def table_view(
         for e in events
         if e["type"] == "ruling" and str(e.get("ref", "")).startswith("seq:")
     }
+    found = [(h, v) for h in hands for v in h.get("violations", [])]
+    found += [({"hand": v.get("hand")}, v) for v in report.get("violations", [])]
     violations = []
-    for h in hands:
-        for v in h.get("violations", []):
-            violations.append(
-                {
-                    **v,
-                    "hand": h.get("hand"),
-                    "at_evidence": _evidence_of(by_seq, v.get("at_seq")),
-                    "proof_evidence": _evidence_of(by_seq, v.get("proven_by_seq")),
-                    "at_play": by_seq.get(v.get("at_seq")),
-                    "proof_play": by_seq.get(v.get("proven_by_seq")),
-                }
-            )
+    ids: set[str] = set()
+    for h, v in found:
+        vid = f"{v.get('hand', h.get('hand'))}:{v.get('rule')}:{v.get('seat')}:{v.get('at_seq')}"
+        if v.get("id", vid) in ids:  # a report may list a violation per hand and overall
+            continue
+        ids.add(v.get("id", vid))
+        violations.append(
+            {
+                "id": vid,  # the engine's id when it gives one (record-format.md's shape)
+                **v,
+                "hand": h.get("hand"),
+                "at_evidence": _evidence_of(by_seq, v.get("at_seq")),
+                "proof_evidence": _evidence_of(by_seq, v.get("proven_by_seq")),
+                "at_play": by_seq.get(v.get("at_seq")),
+                "proof_play": by_seq.get(v.get("proven_by_seq")),
+            }
+        )
     audit = [
         {**e, "at": wall.get(e["seq"])}
         for e in events
@@ -150,6 +184,7 @@ def table_view(
                     "team": next((t for t, team in enumerate(teams) if i in team), None),
                     "banker": i == banker,
                     "time_per_play": per_play[i],
+                    "cards_left": _at(state.get("counts"), i),
                 }
                 for i, name in enumerate(names)
             ],

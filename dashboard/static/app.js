@@ -98,8 +98,9 @@ function drawTable(v) {
   const felt = $("#felt");
   $("#headline").innerHTML = v.seats
     ? `<span class="big">Table ${esc(v.id)}</span><span class="chip">hand ${v.hand ?? "–"}</span><span class="chip">level ${esc(v.level ?? "–")}</span>`
-      + `<span class="chip trump">trump ${esc((v.trump || {}).level || "")} ${suitHTML((v.trump || {}).suit)}</span>`
-      + `<span class="chip">banker ${v.banker != null ? seatName(v, v.banker) : "–"}</span><span class="chip">${esc(v.game)} · ${esc(v.profile)}</span><span class="muted">seq ${v.seq} · ${esc(v.status)}</span>`
+      + (v.game === "gouji" ? "" : `<span class="chip trump">trump ${esc((v.trump || {}).level || "")} ${suitHTML((v.trump || {}).suit)}</span>`
+      + `<span class="chip">banker ${v.banker != null ? seatName(v, v.banker) : "–"}</span>`)
+      + `<span class="chip">${esc(v.game)} · ${esc(v.profile)}</span><span class="muted">seq ${v.seq} · ${esc(v.status)}</span>`
     : `<span class="big">Table ${esc(v.id)}</span><span class="muted">${esc(v.status)}</span>`;
   if (!v.seats) return;
   const pos = seatPositions(v.seats.length);
@@ -127,11 +128,12 @@ function drawTable(v) {
     const won = !live && trick && trick.winner === i;
     seats[i].classList.toggle("turn", nextSeat === i);
     seats[i].innerHTML = `<div class="name team${s.team}">${esc(s.name)}${s.banker ? '<span class="banker">★ banker</span>' : ""}</div>`
-      + `<div class="meta">${s.time_per_play != null ? `${s.time_per_play}s / play` : "&nbsp;"}${won ? " · <b>won the trick</b>" : ""}</div>`
+      + `<div class="meta">${s.time_per_play != null ? `${s.time_per_play}s / play` : "&nbsp;"}${s.cards_left != null ? ` · ${s.cards_left} left` : ""}${won ? " · <b>won the trick</b>" : ""}</div>`
       + `<div class="played" style="opacity:${live ? 1 : 0.55}" data-seq="${p ? p.seq : ""}">${p ? cardsHTML(p.cards, "lg") : ""}</div>`;
     if (p && p.seq > seenSeq && live) $$(".card", seats[i]).forEach((c) => c.classList.add("fresh"));
   });
   const b = v.bottom || {};
+  if (v.game === "gouji") { drawGoujiSide(v, live, trick); } else {
   $("#centre").innerHTML = `<div class="label">${live ? `trick ${v.tricks.length + 1}` : trick ? `trick ${v.tricks.length} done` : "waiting"}</div>`
     + `<div class="num">${v.attacker_points ?? 0}</div><div class="label">attacker points</div>`
     + `<div style="margin-top:10px">${b.cards ? cardsHTML(b.cards, "sm") : b.count ? backsHTML(Math.min(b.count, 8), "sm") : ""}</div>`
@@ -139,7 +141,8 @@ function drawTable(v) {
   $("#score").innerHTML = `<h2>Score</h2><div class="scorebox">${v.teams.map((t) => `<div class="side-card${t.banker_side ? " bank" : ""}"><div class="muted small">${t.banker_side ? "banker side" : "attackers"}</div><div>${esc(t.names.join(" · "))}</div><div class="pts">${t.trick_points}</div><div class="muted small">trick points · level ${esc(t.level)}</div></div>`).join("")}</div>`
     + `<div class="kv" style="margin-top:10px"><span>Attacker points (engine)</span><b id="attacker-points">${v.attacker_points ?? 0}</b>`
     + `<span>Bottom multiplier</span><b>${b.multiplier ?? "–"}</b><span>Tricks played</span><b>${v.tricks.length}</b>`
-    + (v.outcome ? `<span>Outcome</span><b>${esc(JSON.stringify(v.outcome))}</b>` : "") + `</div>`;
+    + (v.outcome ? `<span>Outcome</span><b>${esc(outcomeText(v, v.outcome))}</b>` : "") + `</div>`;
+  }
   const open = v.violations.filter((x) => (x.status || "open") === "open");
   $("#flags").innerHTML = `<h2>Flags <a class="small" href="/tables/${encodeURIComponent(v.id)}/violations">queue →</a></h2>`
     + (v.violations.length ? v.violations.slice(-6).reverse().map((x) => `<div class="flag ${esc(x.status || "open")}"><b>${esc(x.rule)}</b> · ${seatName(v, x.seat)} · seq ${x.at_seq}→${x.proven_by_seq} <span class="status ${esc(x.status || "open")}">${esc(x.status || "open")}</span></div>`).join("") : '<p class="muted">No violation flagged.</p>')
@@ -149,6 +152,24 @@ function drawTable(v) {
     + (v.errors.length ? `<div class="small" style="color:var(--warn);margin-top:6px">${v.errors.slice(-3).map(esc).join("<br>")}</div>` : "");
   $("#tricks tbody").innerHTML = v.tricks.map((t, i) => `<tr class="${t.winner != null ? "" : ""}"><td>${i + 1}</td><td>${seatName(v, t.leader)}</td><td>${t.plays.map((p) => `<span title="${seatName(v, p.seat)}">${cardsHTML(p.cards, "sm")}</span>`).join(" ")}</td><td>${t.winner != null ? seatName(v, t.winner) : "–"}</td><td>${t.points ?? 0}</td></tr>`).reverse().join("")
     || '<tr><td colspan="5" class="muted">No trick finished yet.</td></tr>';
+}
+
+function outcomeText(v, o) {
+  if (o.finishing_order) return o.finishing_order.map((s) => (v.seats[s] || {}).name || s).join(" › ");
+  const bits = [];
+  if (o.side) bits.push(`${o.side} side +${o.levels ?? 0}`);
+  if (o.new_level) bits.push(`to level ${o.new_level}`);
+  if (o.next_banker != null) bits.push(`next banker ${(v.seats[o.next_banker] || {}).name || o.next_banker}`);
+  return bits.join(" · ") || JSON.stringify(o);
+}
+
+function drawGoujiSide(v, live, trick) {
+  $("#centre").innerHTML = `<div class="label">${live ? `round ${v.tricks.length + 1}` : "waiting"}</div>`
+    + `<div class="num">${trick ? trick.plays.length : 0}</div><div class="label">sets on this round</div>`
+    + (live && trick.passes && trick.passes.length ? `<div class="label" style="margin-top:8px">passed: ${trick.passes.map((s) => seatName(v, s)).join(", ")}</div>` : "");
+  $("#score").innerHTML = `<h2>Cards left</h2><div class="kv">${v.seats.map((s) => `<span>${esc(s.name)} <span class="muted small">team ${s.team + 1}</span></span><b>${s.cards_left ?? "–"}</b>`).join("")}`
+    + `<span>Rounds played</span><b>${v.tricks.length}</b>`
+    + (v.outcome ? `<span>Finishing order</span><b>${esc(outcomeText(v, v.outcome))}</b>` : "") + `</div>`;
 }
 
 /* ---------------------------------------------------------------- violation queue */

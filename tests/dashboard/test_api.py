@@ -211,3 +211,21 @@ def test_stream_sends_state_with_seq_id_and_resumes(client: tuple[FlaskClient, s
         ("state", "59"),
     ]
     assert json.loads(resumed[0]["data"])["seq"] == 57
+
+
+def test_a_gouji_table_shows_the_gouji_engine(app: Flask, hub: Hub, clock: Clock) -> None:
+    from engine.gouji.sim import simulate as gouji_sim
+
+    events, truth = gouji_sim("gouji-core", 3, inject=2)
+    feed(hub, "g1", events[:120], clock)
+    c = app.test_client()
+    login(c, "view1")
+    v = c.get("/api/tables/g1/state").get_json()
+    assert v["engine"] == "engine.gouji.referee.GoujiReferee"
+    assert len(v["seats"]) == 6 and v["seats"][0]["cards_left"] is not None
+    assert v["current_trick"]["plays"] and v["tricks"]
+    ids = [x["id"] for x in v["violations"]]
+    assert len(ids) == len(set(ids)) == 2
+    assert {(x["rule"], x["at_seq"]) for x in v["violations"]} == {
+        (i["rule"], i["at_seq"]) for i in truth["violations"]
+    }
