@@ -13,19 +13,26 @@ Public API (other tools call it; keep it stable)::
     bottom_multiplier(winning_play, trump, rules)  # -> int (0: no capture, trump_only)
     level_outcome(attacker_points, rules, level)   # -> Outcome(side, levels, next_banker, ...)
 
-What a referee needs besides: ``classify`` (a play -> ``Combo`` of ``Unit`` components: kind,
-suit, throw parts), ``effective_suit`` (``T`` for trumps, else the suit letter), ``strength``,
-``card_points``/``points``, ``bottom_score``, the declaration ladder (``read_declaration``,
-``can_overcall``, ``fallback_trump``), profile penalties (``rules.penalty("revoke")``) and the
-simulator (``engine.tractor.sim``: ``simulate_hand``, ``simulate_match``, ``match_events``).
-Card arguments accept notation strings, lists of strings or ``Card`` objects.
+What a referee needs besides: ``classify`` (a play -> ``Combo`` of ``Unit`` components:
+kind, suit, throw parts), ``effective_suit`` (``T`` for trumps, else the suit letter),
+``strength``, ``card_points``/``points``, ``bottom_score``, the declarations
+(``read_declaration``, ``can_overcall``, ``judge_declarations``, ``fallback_trump``), the
+profile's penalties (``rules.penalty("revoke")``) and the simulator (``engine.tractor.sim``:
+``simulate_hand``, ``simulate_match``, ``match_events``). Card arguments accept notation
+strings, lists of strings or ``Card`` objects; violation ids are ``wrong_count``,
+``not_in_hand``, ``revoke``, ``missed_pair``, ``missed_tractor`` (four-deck triples/quads and
+5-10-K included), ``illegal_declaration``, ``illegal_overcall``.
+
+Profiles live in ``engine/tractor/profiles/<id>.toml`` (``tablescan profiles``).
 """
 
 from engine.tractor.combos import Combo, Unit, classify
 from engine.tractor.declare import (
     Declaration,
+    DeclarationRuling,
     can_overcall,
     fallback_trump,
+    judge_declarations,
     read_declaration,
     trump_of,
 )
@@ -48,6 +55,7 @@ __all__ = [
     "TRUMP",
     "Combo",
     "Declaration",
+    "DeclarationRuling",
     "Outcome",
     "Penalty",
     "ProfileError",
@@ -66,6 +74,7 @@ __all__ = [
     "effective_suit",
     "fallback_trump",
     "is_trump",
+    "judge_declarations",
     "judge_follow",
     "legal_follow",
     "level_outcome",

@@ -138,3 +138,54 @@ def fallback_trump(bottom: Sequence[str | Card], level: str, rules: Rules) -> tu
     if best_i < 0:
         return Trump(level, None), -1
     return Trump(level, cs[best_i].suit), best_i
+
+
+@dataclass(frozen=True, slots=True)
+class DeclarationRuling:
+    """The outcome of a whole declaration sequence: one verdict per shown declaration, the
+    standing declaration (None: nobody declared validly) and the banker it makes, if any."""
+
+    verdicts: tuple[Verdict, ...]
+    standing: Declaration | None
+    banker: int | None
+
+
+def judge_declarations(
+    shown: Sequence[tuple[int, str | Iterable[str | Card]]],
+    level: str,
+    rules: Rules,
+    first_deal: bool,
+    banker: int | None = None,
+) -> DeclarationRuling:
+    """Judge declarations in the order shown: each must be a declaration and overcall the one
+    standing (the first needs neither). An invalid one is ruled and ignored; the rest stand.
+    In the first deal the first declarer banks, or the last one where the profile lets an
+    overcall take the bank; later deals keep ``banker`` unless overcalls always change it."""
+    verdicts: list[Verdict] = []
+    standing: Declaration | None = None
+    first: Declaration | None = None
+    for seat, cards in shown:
+        try:
+            d = read_declaration(seat, cards, level, rules)
+        except ValueError as e:
+            verdicts.append(Verdict(False, str(e), "illegal_declaration"))
+            continue
+        if standing is None:
+            verdicts.append(Verdict(True, "first declaration"))
+            standing = first = d
+            continue
+        v = can_overcall(standing, d, rules)
+        verdicts.append(v)
+        if v.ok:
+            standing = d
+    who = banker
+    changes = rules.declare.overcall_changes_banker
+    if first is not None and standing is not None:
+        if first_deal:
+            take_last = changes in ("first_deal", "always") or (
+                rules.declare.first_banker in ("last_declarer", "overcaller")
+            )
+            who = standing.seat if take_last else first.seat
+        elif changes == "always":
+            who = standing.seat
+    return DeclarationRuling(tuple(verdicts), standing, who)

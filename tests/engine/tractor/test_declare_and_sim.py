@@ -118,3 +118,21 @@ def test_simulator_is_deterministic() -> None:
     b = match_events(simulate_match(rules, seed=5, max_hands=1))
     c = match_events(simulate_match(rules, seed=6, max_hands=1))
     assert a == b and a != c
+
+
+def test_declaration_sequence() -> None:
+    from engine.tractor import judge_declarations
+
+    # national-shuangsheng: 超抢成功者成为庄家 (deal 1: the successful overcaller banks)
+    rules = Rules.load("national-shuangsheng")
+    r = judge_declarations([(0, "2D"), (1, "2H 2H"), (2, "2C 2C"), (3, "3S")], "2", rules, True)
+    assert [v.ok for v in r.verdicts] == [True, True, False, False]
+    assert r.standing is not None and r.standing.what == "H" and r.banker == 1
+    assert r.verdicts[3].rule == "illegal_declaration"
+    # four-deck: 第一个先翻的先做庄，反主不反庄
+    four = Rules.load("four-deck")
+    r = judge_declarations([(0, "2D"), (1, "2H 2H")], "2", four, True)
+    assert r.banker == 0 and r.standing is not None and r.standing.what == "H"
+    # later deals keep the banker: 但该局庄家不变
+    r = judge_declarations([(3, "5S")], "5", Rules.load("online-super"), False, banker=2)
+    assert r.banker == 2
