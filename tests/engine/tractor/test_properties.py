@@ -91,3 +91,35 @@ def test_follow_matches_brute_force(lead: str, spades: list[Card], others: int, 
     for key, play in choices.items():
         ok = judge_follow(lead_c, hand, play, trump, rules).ok
         assert ok == (scores[key] is not None and scores[key] == best), (lead, key, hand)
+
+
+@settings(max_examples=30, deadline=None)
+@given(pid=st.sampled_from(sorted(PROFILES)), seed=st.integers(0, 2**32 - 1), data=st.data())
+def test_swapping_in_a_discard_while_holding_the_suit_is_a_revoke(
+    pid: str, seed: int, data: st.DataObject
+) -> None:
+    """Mutate legal follows: one led-suit card swapped for an off-suit card the seat holds,
+    while the seat still held more of the led suit than it played, is always a revoke."""
+    rules = PROFILES[pid]
+    h = simulate_hand(rules, Random(seed))
+    ctx = context(h.trump, rules)
+    hands = {s: list(cs) for s, cs in h.start_hands().items()}
+    checked = 0
+    for t in h.tricks:
+        lead = classify(t.plays[0][1], h.trump, rules)
+        assert lead.suit is not None
+        for seat, cards in t.plays[1:]:
+            held = hands[seat]
+            in_suit = [c for c in cards if ctx.info[c].suit == lead.suit]
+            off_hand = [c for c in held if ctx.info[c].suit != lead.suit]
+            if in_suit and off_hand and len(in_suit) == len(cards):
+                play = list(cards)
+                play.remove(data.draw(st.sampled_from(in_suit)))
+                play.append(data.draw(st.sampled_from(off_hand)))
+                v = judge_follow(lead, held, play, h.trump, rules)
+                assert v.rule == "revoke", (v, [str(c) for c in play])
+                checked += 1
+        for seat, cards in t.plays:
+            for c in cards:
+                hands[seat].remove(c)
+    assert checked > 0, "every hand has follows to mutate"
