@@ -64,7 +64,7 @@ def state(tid: str) -> Any:
     table = _table_or_404(tid)
     if table is None:
         return _bad(f"no table {tid!r} on this node", 404)
-    return jsonify(table.view)
+    return jsonify({**table.view, "report": table.report})
 
 
 def _sse(body: Any) -> Response:

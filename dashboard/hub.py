@@ -36,6 +36,7 @@ class LiveTable:
     engine: str = "waiting for match_start"
     errors: list[str] = field(default_factory=list)
     view: dict[str, Any] = field(default_factory=dict)
+    report: dict[str, Any] = field(default_factory=dict)
     #: (wall time, seq, public view) in arrival order, for the delayed overlay
     history: list[tuple[float, int, dict[str, Any]]] = field(default_factory=list)
 
@@ -138,6 +139,7 @@ class Hub:
         ref = table.referee
         report = copy.deepcopy(ref.report()) if ref is not None else {}
         state = copy.deepcopy(ref.state()) if ref is not None else {}
+        table.report = report
         table.view = table_view(
             table.id,
             table.events,

@@ -8,6 +8,7 @@ scores and the bottom only once it was turned face-up.
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from engine.record import apply_corrections
@@ -71,8 +72,9 @@ def table_view(
     wall: dict[int, float],
     errors: list[str],
 ) -> dict[str, Any]:
-    """The referee screens' JSON (``/api/tables/<id>/state``): the engine's state and report
-    under ``engine_state``/``report``, plus the per-seat arrangement the pages draw."""
+    """The referee screens' JSON: the engine's ``state()`` under ``engine_state`` plus the
+    per-seat arrangement the pages draw (``/api/tables/<id>/state`` adds the full ``report``;
+    the SSE stream leaves it out to stay small as a match grows)."""
     match = next((e for e in events if e["type"] == "match_start"), None)
     view: dict[str, Any] = {
         "id": table,
@@ -80,7 +82,6 @@ def table_view(
         "engine": engine,
         "errors": errors[-20:],
         "engine_state": state,
-        "report": report,
     }
     if match is None:
         return {**view, "status": "waiting for match_start"}
@@ -95,6 +96,7 @@ def table_view(
     hand = live if isinstance(live, dict) else (hands[-1] if hands else None)
     if gouji:  # Gouji reports rounds (no trick points, no bottom) and its live round apart
         hand = _gouji_hand(hands[-1] if hands else {}, state)
+    hand = copy.deepcopy(hand)  # annotated below; the engine's documents stay untouched
     banker = hand.get("banker") if hand else None
     tricks = [t for t in (hand.get("tricks", []) if hand else []) if t.get("winner") is not None]
     current = hand.get("current_trick") if hand else None

@@ -29,6 +29,15 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--overlay-delay", type=float, default=0.0, help="default broadcast delay (s)")
     p.add_argument("--overlay-min-delay", type=float, default=0.0, help="smallest delay allowed")
     p.add_argument("--threads", type=int, default=48, help="server threads (each SSE holds one)")
+    p.add_argument(
+        "--keep-days", type=float, default=30.0, help="delete unreferenced evidence older (30)"
+    )
+    p.add_argument(
+        "--min-free-mb",
+        type=int,
+        default=2048,
+        help="delete oldest unreferenced evidence while the disk has less free (2048)",
+    )
     p.set_defaults(func=run)
 
 
@@ -44,6 +53,13 @@ def run(args: argparse.Namespace) -> int:
     app = create_app(
         data, OVERLAY_DELAY_S=args.overlay_delay, OVERLAY_MIN_DELAY_S=args.overlay_min_delay
     )
+    from tablescan.store.retention import RetentionLoop
+
+    RetentionLoop(
+        app.extensions["tablescan.hub"].store,
+        max_age_s=args.keep_days * 86400,
+        min_free_bytes=args.min_free_mb * 1024 * 1024,
+    ).start()
     url = f"http://{args.host}:{args.port}"
     if args.demo:
         from dashboard.demo import start_demo

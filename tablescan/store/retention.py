@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import shutil
+import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -155,3 +156,41 @@ def prune(
         result.freed_bytes += m["size"]
     log.info("pruned %d media files (%d bytes)", len(chosen), result.freed_bytes)
     return result
+
+
+class RetentionLoop:
+    """Runs ``prune`` every ``every_s`` seconds in a daemon thread (``tablescan serve``)."""
+
+    def __init__(
+        self,
+        store: EvidenceStore,
+        *,
+        max_age_s: float | None,
+        min_free_bytes: int | None,
+        every_s: float = 600.0,
+    ) -> None:
+        self.store = store
+        self.max_age_s = max_age_s
+        self.min_free_bytes = min_free_bytes
+        self.every_s = every_s
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="retention", daemon=True)
+
+    def start(self) -> RetentionLoop:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=5)
+
+    def run_once(self) -> PruneResult:
+        return prune(self.store, max_age_s=self.max_age_s, min_free_bytes=self.min_free_bytes)
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                self.run_once()
+            except Exception:  # retention must never take the dashboard down
+                log.exception("retention pass failed")
+            self._stop.wait(self.every_s)

@@ -5,7 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from tablescan.store import EvidenceStore
-from tablescan.store.retention import close_dispute, open_dispute, protected_media, prune
+from tablescan.store.retention import (
+    RetentionLoop,
+    close_dispute,
+    open_dispute,
+    protected_media,
+    prune,
+)
 from tablescan.store.verify import verify_store
 from tests.store.records import sample_record
 
@@ -63,3 +69,11 @@ def test_space_prune_deletes_oldest_first_until_under_budget(tmp_path: Path) -> 
     oldest = min(m["created"] for m in remaining)
     assert all(m["created"] <= oldest for m in store.media_index() if m["sha256"] in result.deleted)
     assert prune(store, max_age_s=10**9, now=2000.0).deleted == []
+
+
+def test_retention_loop_prunes_on_its_own(tmp_path: Path) -> None:
+    store, by_seq = setup(tmp_path)
+    loop = RetentionLoop(store, max_age_s=0, min_free_bytes=None, every_s=3600)
+    result = loop.run_once()
+    assert len(result.deleted) == 2 * len(by_seq)  # nothing is protected: every file goes
+    assert verify_store(tmp_path).ok
