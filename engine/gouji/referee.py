@@ -35,6 +35,7 @@ PENALTY = {
     "illegal_burn": "烧牌不成: the burn is void, the burner takes the lowest free place (L13)",
     "burn_no_joker": "烧牌失误: the burner takes the lowest free place, hand void (§3.4)",
     "asked_count": "「当局扣1分」(L232)",
+    "dead_set": "the set is withdrawn: 够死级 cannot be answered (L49)",
 }
 _YIELD = ("yield", "让", "让牌")
 _BURN = ("burn", "烧", "烧牌")
@@ -42,6 +43,8 @@ _MINGDIAN = ("mingdian", "明点")
 _ASK = ("ask_count", "问户", "报户")
 _FOUL = ("foul", "犯规")
 _KOU = ("kou", "扣牌")
+_REVOLUTION = ("geming", "革命", "造反")
+_WAIVE = ("waive", "放弃")
 
 
 class GoujiReferee:
@@ -260,6 +263,11 @@ class GoujiReferee:
                 self._note(ev, "count_asked", seat=ev["seat"])
         elif what in _FOUL:
             self._foul(ev, t)
+        elif what in _REVOLUTION:
+            self._revolution(ev, t)
+        elif what in _WAIVE and t.gousiji.get(ev["seat"], 0) > 0:
+            t.gousiji[ev["seat"]] = 0  # 「声明放弃此权力即视为无头」(L49)
+            self._note(ev, "waived", seat=ev["seat"])
         elif what in _KOU:
             top = t.round.top
             if top is not None and ev["seat"] != (top.seat + 3) % SEATS:
@@ -277,6 +285,33 @@ class GoujiReferee:
         elif ev["seat"] not in t.mingdian:
             t.mingdian.append(ev["seat"])
             self._note(ev, "mingdian", seat=ev["seat"], on=(ev["seat"] + 3) % SEATS)
+
+    def _revolution(self, ev: Event, t: Table) -> None:
+        """革命/造反 before the first set: banned, a drop-out, a redeal, or for the referee."""
+        seat, seq = ev["seat"], ev.get("seq", -1)
+        mode = self.rules.flow.revolution
+        if t.started():
+            self._error(ev, "革命 after the first set of the deal")
+        elif mode == "off":
+            pts = self.rules.score.revolution_banned
+            if pts:
+                self._violation("revolution_banned", seat, seq, seq, "造反 is banned (L232)", [])
+                self.violations[-1]["penalty"] = f"{pts} points (违者罚一分, L232)"
+                t.penalties.append((seat, pts, "造反"))
+            else:
+                self._error(ev, f"革命 is not allowed under {self.rules.id}")
+        elif mode == "redeal":
+            t.void = True  # 「如有一人革命则重新发牌」(L118)
+            self._note(ev, "redeal", seat=seat)
+        elif mode == "dropout":
+            if t.revolutionary is not None:
+                t.void = True  # 「如同时出现2个(含2个)以上革命者」「则该局作废」(L48)
+                self._note(ev, "deal_void", seat=seat)
+            else:
+                t.drop_out(seat)
+                self._note(ev, "revolution", seat=seat)
+        else:
+            self._note(ev, "needs_referee", seat=seat, why="革命 under this sheet: not judged")
 
     def _foul(self, ev: Event, t: Table) -> None:
         """A foul the referee enters (talk, peeking, time): scored per the sheet's ladder."""
@@ -413,7 +448,10 @@ class GoujiReferee:
             "hand": self.hand,
             "final": final and t.over,
             "finishing_order": places,
-            "places": {str(seat): PLACE_NAMES[i] for i, seat in enumerate(places)},
+            "places": {
+                str(seat): PLACE_NAMES[i] for i, seat in enumerate(places) if seat is not None
+            },
+            "void": t.void,
             "rounds": [
                 {
                     "leader": r.leader,
@@ -438,7 +476,7 @@ class GoujiReferee:
                 for b in t.burns
             ],
             "blocks": [{"blocker": a, "victim": b, "seq": s} for a, b, s in t.blocks],
-            "scores": score(self.rules, outcome, list(t.finished)),
+            "scores": None if t.void else score(self.rules, outcome, list(t.finished)),
             "violations": [v for v in self.violations if v["hand"] == self.hand],
         }
 

@@ -48,6 +48,8 @@ class FlowRules:
     chaos_after: int  # 四户乱缠 once this many players went out (C14)
     ask_count_penalty: int  # points for asking a card count (tiaozhan: −1); 0 = allowed
     count_report: str  # 报户 at ≤ 10 cards: on_ask | always | none
+    revolution: str  # 革命: off (banned) | dropout (changshi) | redeal (tv-bie3) | referee
+    gousiji: int  # unanswerable 够级 sets of a revolutionary's 对头 (changshi: 3)
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,6 +108,7 @@ class ScoreRules:
     two_kill_one: int
     mingdian: int  # 明点 won: the caller; lost: his 对门
     foul_points: tuple[int, ...]  # per entered foul: 1st, 2nd, … (the last repeats)
+    revolution_banned: int  # points for declaring 革命/造反 where the sheet bans it
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,6 +154,7 @@ _CHOICES = {
     "sets.two_big_kill_one": ("off", "on", "free"),
     "burn.success": ("go_out", "top2", "first_set"),
     "flow.count_report": ("on_ask", "always", "none"),
+    "flow.revolution": ("off", "dropout", "redeal", "referee"),
 }
 _KAIDIAN_SETS = ("pure", "with_twos", "single_two", "multi_twos", "small_joker")
 _GOUJI_RANKS = ("joker", "2", "A", "K", "Q", "J", "10", "9", "8", "7", "6", "5", "4", "3")

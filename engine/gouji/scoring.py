@@ -19,7 +19,7 @@ PLACE_NAMES = ("头科", "二科", "三科", "四科", "二落", "大落")
 class Outcome:
     """What scoring needs from a finished deal."""
 
-    places: list[int]  # seats, 头科 first
+    places: list[int | None]  # seats, 头科 first; None where not decided
     opened: list[bool]
     open_count: list[int]
     burns: list[Burn]
@@ -29,7 +29,7 @@ class Outcome:
     penalties: tuple[tuple[int, int, str], ...] = ()  # (seat, points, what) entered fouls
 
 
-def burn_succeeded(b: Burn, places: list[int], rules: Rules, went_out: list[int]) -> bool:
+def burn_succeeded(b: Burn, rules: Rules, went_out: list[int]) -> bool:
     """Per profile: going out (16tiao), 头科/二科 (jinan), or the first set standing (kelamayi)."""
     if b.void or b.failed:
         return False
@@ -53,16 +53,16 @@ def score(rules: Rules, out: Outcome, went_out: list[int]) -> dict[str, Any]:
             seat_pts[seat] += pts
             items[seat].append({"what": what, "points": pts})
 
-    complete = len(out.places) == SEATS
+    places = [p for p in out.places if p is not None]
+    complete = len(places) == SEATS
     if complete:
-        for i, seat in enumerate(out.places):
+        for i, seat in enumerate(places):
             add(seat, PLACE_NAMES[i], s.places[i])
-    sweep = complete and len({p % 2 for p in out.places[:3]}) == 1
+    sweep = complete and len({p % 2 for p in places[:3]}) == 1
     if sweep and s.chuansanhu_team:
-        winners = out.places[:3]
-        add(winners[0], "串三户", s.chuansanhu_team - sum(s.places[:3]))
+        add(places[0], "串三户", s.chuansanhu_team - sum(s.places[:3]))
         if s.chuansanhu_loser_zero:
-            for i, seat in enumerate(out.places[3:], start=3):
+            for i, seat in enumerate(places[3:], start=3):
                 add(seat, "串三户 (负方不得分)", -s.places[i])
     named = {s for m in out.mingdian for s in (m, duitou(m))}
     for caller in dict.fromkeys(out.mingdian):
@@ -83,7 +83,7 @@ def score(rules: Rules, out: Outcome, went_out: list[int]) -> dict[str, Any]:
         add(seat, "开点" if me else "未开点", pts)
         add(seat, f"打点 ×{out.open_count[seat]}", s.kaidian_per_open * out.open_count[seat])
     for b in out.burns:
-        if not burn_succeeded(b, out.places, rules, went_out):
+        if not burn_succeeded(b, rules, went_out):
             continue
         if same_team(b.seat, b.victim) and not s.burn_teammate:
             continue

@@ -39,6 +39,7 @@ class PlayRec:
     shape: Shape
     kind: str  # lead | answer | burn | kill
     evidence: str | None = None
+    dead: bool = False  # a 够死级 set: nobody may answer it
 
 
 @dataclass(slots=True)
@@ -111,6 +112,9 @@ class Table:
         self.pending = [False] * SEATS
         self.last_seat_left: int | None = None
         self.mingdian: list[int] = []  # seats that declared 明点 on their 对门
+        self.revolutionary: int | None = None  # changshi: dropped out of the deal (革命)
+        self.gousiji: dict[int, int] = {}  # seat → unanswerable 够级 sets left
+        self.void = False  # the deal is void (two 革命, or a redeal)
         self.penalties: list[tuple[int, int, str]] = []  # (seat, points, what) entered fouls
 
     # --- derived state -------------------------------------------------------------------
@@ -122,14 +126,17 @@ class Table:
 
     @property
     def over(self) -> bool:
-        return self.players_in() <= 1
+        return self.void or self.players_in() <= 1
 
     def chaos(self) -> bool:
         """四户乱缠: 头科 and 二科 are out (C14)."""
         return len(self.finished) >= self.rules.flow.chaos_after
 
     def has_head(self, seat: int) -> bool:
-        """有头: the 对头 has not gone out (a failed burner or a blocked seat keeps it 有头)."""
+        """有头: the 对头 has not gone out (a failed burner or a blocked seat keeps it 有头);
+        a revolutionary's 对头 is 无头 once his 够死级 sets are used or waived (L49)."""
+        if duitou(seat) == self.revolutionary:
+            return self.gousiji.get(seat, 0) > 0
         return duitou(seat) not in self.finished
 
     def restricted(self) -> bool:
@@ -155,6 +162,8 @@ class Table:
         top = self.round.top
         if top is None or seat == top.seat or not self.in_play(seat) or self.barred(seat):
             return False
+        if top.dead:
+            return False
         if not self.restricted():
             return True
         return seat == duitou(top.seat) or not self.has_head(seat)
@@ -164,6 +173,8 @@ class Table:
         b = self.rules.burn
         top = self.round.top
         if not b.allowed or top is None or not self.restricted() or not self.in_play(seat):
+            return False
+        if top.dead:
             return False
         if seat in (top.seat, duitou(top.seat)) or not self.has_head(seat):
             return False
@@ -217,6 +228,10 @@ class Table:
             return Verdict("lead")
         if seat == top.seat:
             return Verdict("new_lead")
+        if top.dead:
+            if self.settled() and seat == self.entitled_leader():
+                return Verdict("new_lead")
+            return Verdict("answer", "dead_set", "够死级: nobody may answer this set (L49)")
         if self.rules.sets.two_big_kill_one == "free" and two_big_kill(top.shape, shape):
             return Verdict("kill")  # 「二杀一不记过牌，不算烧牌」(L263)
         burner = self.restricted() and seat != duitou(top.seat) and self.has_head(seat)
@@ -308,6 +323,10 @@ class Table:
             self.free_lead = False
             self.round.leader = self.leader = seat
         rec = PlayRec(seq, seat, list(cards), shape, "lead" if top is None else kind)
+        if self.gousiji.get(seat, 0) > 0 and gouji_shape(shape, self.rules):
+            rec.dead = True  # 「三次够死级的权力」(L49)
+            self.gousiji[seat] -= 1
+            news.append("gousiji")
         self.round.plays.append(rec)
         self.round.passes_on_top = set()
         self.round.yielded = set()
@@ -383,7 +402,30 @@ class Table:
         if self.players_in() == 1:
             self.last_seat_left = next(s for s in range(SEATS) if self.in_play(s))
 
-    def places(self) -> list[int]:
-        """Seats by place, 头科 first; the seat left in play fills the gap."""
-        middle = [self.last_seat_left] if self.last_seat_left is not None else []
-        return [*self.finished, *middle, *reversed(self.bottom)]
+    def drop_out(self, seat: int) -> None:
+        """changshi 革命: 「即弃牌不在」(L47); his 对头 gets the 够死级 sets (L49)."""
+        self.revolutionary = seat
+        self.out.add(seat)
+        if self.rules.flow.gousiji:
+            self.gousiji[duitou(seat)] = self.rules.flow.gousiji
+        if self.leader == seat:
+            self.leader = self.next_in_play(seat)
+        self._check_over()
+
+    def places(self) -> list[int | None]:
+        """Seats by place, 头科 first (None where not decided yet): finishers fill from the
+        top, assigned places from the bottom, the last seat in play takes the gap. A
+        revolutionary is 四科, or 三科 when his teammates took 头科 and 二科 (L49)."""
+        slots: list[int | None] = [None] * SEATS
+        rev = self.revolutionary
+        if rev is not None:
+            mates = {s for s in range(SEATS) if same_team(s, rev) and s != rev}
+            slots[2 if set(self.finished[:2]) == mates else 3] = rev
+        free = [i for i in range(SEATS) if slots[i] is None]
+        for seat in self.finished:
+            slots[free.pop(0)] = seat
+        for seat in self.bottom:
+            slots[free.pop()] = seat
+        if self.last_seat_left is not None and free:
+            slots[free.pop(0)] = self.last_seat_left
+        return slots

@@ -469,3 +469,58 @@ def test_state_shows_who_may_report_counts() -> None:
     state = d.ref.state()
     assert state["count_report"] == "always" and state["reportable"] == [2]
     assert Deal("gouji-kelamayi").ref.state()["count_report"] == "none"  # 「不进贡,不报牌」(L238)
+
+
+def test_changshi_revolution_drops_out_and_gives_the_duitou_gousiji() -> None:
+    # 「大花、小花、钱均无时」「即弃牌不在」(L47); 「其对头取得三次够死级的权力」(L49)
+    d = Deal("gouji-changshi", banker=4)
+    d.ev("button", seat=1, what="geming")
+    assert not d.t.in_play(1) and d.t.gousiji == {4: 3}
+    d.play(4, "AS AH")  # 够死级: nobody may answer, not even by burning
+    d.play(0, "2S 2H")
+    assert d.rules_flagged() == [("dead_set", 0, d.seq - 1)]
+    d.play(4, "KS KH")  # the set stood; seat 4 leads again
+    assert d.t.gousiji == {4: 1}
+    d.ev("button", seat=4, what="waive")  # 「声明放弃此权力即视为无头」(L49)
+    assert not d.t.has_head(4)
+    d.play(4, "QS QH QC")  # not dead any more
+    d.play(5, "2C 2D 2S")  # seat 4 is 无头: anyone may answer its 够级 set (L40)
+    assert len(d.ref.violations) == 1 and d.t.round.plays[-1].kind == "answer"
+    d.ev("button", seat=3, what="geming")  # after the first set: refused
+    assert "after the first set" in d.ref.errors[-1]["problem"]
+
+
+def test_changshi_revolutionary_place_and_two_revolutions_void_the_deal() -> None:
+    # 「为四科，不影响对方串三户」(L49), 「则革命者视为三科」(L49)
+    from engine.gouji.table import Table
+
+    t = Table(Rules.load("gouji-changshi"))
+    t.drop_out(1)
+    t.finished = [0, 2, 4]
+    assert t.places()[:4] == [0, 2, 4, 1]
+    t.finished = [3, 5]
+    assert t.places()[:3] == [3, 5, 1]
+    # 「如同时出现2个(含2个)以上革命者」「则该局作废」(L48)
+    d = Deal("gouji-changshi")
+    d.ev("button", seat=1, what="geming")
+    d.ev("button", seat=2, what="geming")
+    assert d.t.void and d.t.over
+    d.ev("hand_end", reason="redeal")
+    assert d.ref.report()["hands"][0]["scores"] is None
+
+
+def test_revolution_per_sheet() -> None:
+    # tv-bie3 「如有一人革命则重新发牌」(L118)
+    d = Deal("gouji-tv-bie3")
+    assert d.ev("button", seat=1, what="geming")[0]["type"] == "redeal" and d.t.void
+    # tiaozhan 「造反：禁止造反」, 「违者罚一分」(L232)
+    z = Deal("gouji-tiaozhan")
+    z.ev("button", seat=1, what="造反")
+    assert z.rules_flagged() == [("revolution_banned", 1, z.seq - 1)]
+    assert z.t.penalties == [(1, -1, "造反")]
+    # 16tiao 「均不允许革命」(L94): refused, no points stated
+    s = Deal("gouji-16tiao")
+    assert s.ev("button", seat=1, what="geming")[0]["type"] == "error" and not s.t.void
+    # jinan's 冲点 革命 is left to the human referee
+    j = Deal("gouji-jinan-2010")
+    assert j.ev("button", seat=1, what="geming")[0]["type"] == "needs_referee"
