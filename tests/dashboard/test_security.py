@@ -130,3 +130,17 @@ def test_serve_binds_localhost_by_default() -> None:
     serve.register(parser.add_subparsers())
     args = parser.parse_args(["serve"])
     assert args.host == "127.0.0.1" and args.data is None
+
+
+def test_only_the_head_referee_creates_overlay_links(live: Flask) -> None:
+    referee = live.test_client()
+    token = login(referee, "ref1")
+    assert "overlay link" not in referee.get("/tables/t1").get_data(as_text=True)
+    assert referee.post("/tables/t1/overlay-token", data={"csrf_token": token}).status_code == 403
+    head = live.test_client()
+    token = login(head, "head1")
+    assert "Create a read-only overlay link" in head.get("/tables/t1").get_data(as_text=True)
+    page = head.post("/tables/t1/overlay-token", data={"csrf_token": token}).get_data(as_text=True)
+    url = page.split('id="overlay-url">')[1].split("<")[0].replace("&amp;", "&")
+    path = url.split("localhost", 1)[1]
+    assert live.test_client().get(path).status_code == 200
