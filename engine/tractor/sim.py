@@ -89,24 +89,17 @@ class SimMatch:
     winner: int | None = None
 
 
-def _units_of_hand(hand: list[Card], trump: Trump, rules: Rules) -> dict[str, list[Unit]]:
-    ctx = context(trump, rules)
-    by: dict[str, list[Card]] = {}
-    for c in hand:
-        by.setdefault(ctx.info[c].suit, []).append(c)
-    return {s: split(cs, s, ctx, rules) for s, cs in by.items()}
-
-
 def choose_lead(
     hand: list[Card], others: list[list[Card]], trump: Trump, rules: Rules, rng: Random
 ) -> list[Card]:
     """A random legal lead: usually one unit, sometimes a throw that no other hand beats."""
-    units = _units_of_hand(hand, trump, rules)
-    suits = sorted(units)
-    suit = rng.choice(suits)
-    us = units[suit]
+    ctx = context(trump, rules)
+    by: dict[str, list[Card]] = {}
+    for c in hand:
+        by.setdefault(ctx.info[c].suit, []).append(c)
+    suit = rng.choice(sorted(by))
+    us = split(by[suit], suit, ctx, rules)
     if rules.throw.allowed and len(us) > 1 and rng.random() < 0.15:
-        ctx = context(trump, rules)
         other_counts = [Counter(c for c in o if ctx.info[c].suit == suit) for o in others]
         good = [u for u in us if _unbeaten(u, other_counts, trump, rules)]
         if len(good) >= 2:
@@ -115,7 +108,6 @@ def choose_lead(
             if check_throw(cards, others, trump, rules).ok:
                 return cards
     if rules.tractor.fiveten and rng.random() < 0.3:
-        ctx = context(trump, rules)
         ft = fiveten_in(Counter(c for c in hand if ctx.info[c].suit == suit), suit, ctx)
         if ft is not None:
             return ft
