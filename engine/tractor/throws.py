@@ -40,7 +40,10 @@ def beats(unit: Unit, counts: Counter[Card], trump: Trump, rules: Rules) -> bool
         return True
     if rules.decks >= 4 and unit.width == 2 and unit.length >= 2:
         for w in (3, 4):
-            if unit.size % w == 0 and best_key(counts, (w, unit.size // w), unit.suit, ctx):
+            if (
+                unit.size % w == 0
+                and best_key(counts, (w, unit.size // w), unit.suit, ctx) is not None
+            ):
                 return True
     return False
 

@@ -230,3 +230,12 @@ def test_chaodipi_h5_fiveten() -> None:
 
     out = level_outcome(40, rules, "9", capture="5S 10S KS", trump=t)
     assert out.knocked_back == "2"
+
+
+def test_four_deck_throw_beaten_by_a_quad() -> None:
+    # 4条比2连拖大: a quad of 2s (the lowest rank) still beats a thrown pair-tractor.
+    rules = Rules.load("four-deck")
+    t = Trump("9", "H")
+    check = check_throw("7S 7S 8S 8S AS", ["2S 2S 2S 2S", "3C", "4C"], t, rules)
+    assert not check.ok and " ".join(map(str, check.forced)) == "8S 8S 7S 7S"
+    assert check_throw("7S 7S 8S 8S AS", ["2S 2S 2S", "3C", "4C"], t, rules).ok
