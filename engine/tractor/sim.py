@@ -213,6 +213,8 @@ def simulate_hand(
     last_winner = banker
     while hands[leader]:
         others = [hands[(leader + k) % SEATS] for k in range(1, SEATS)]
+        if rules.throw.against == "unplayed":
+            others.append(buried)  # online-super: judged against every unplayed card
         lead = choose_lead(hands[leader], others, trump, rules, rng)
         lead_c = classify(lead, trump, rules)
         plays: list[tuple[int, list[Card]]] = [(leader, lead)]
