@@ -45,6 +45,7 @@ _FOUL = ("foul", "犯规")
 _KOU = ("kou", "扣牌")
 _REVOLUTION = ("geming", "革命", "造反")
 _WAIVE = ("waive", "放弃")
+_JIEFENG = ("jiefeng", "接风")
 
 
 class GoujiReferee:
@@ -265,6 +266,8 @@ class GoujiReferee:
             self._foul(ev, t)
         elif what in _REVOLUTION:
             self._revolution(ev, t)
+        elif what in _JIEFENG:
+            self._jiefeng(ev, t)
         elif what in _WAIVE and t.gousiji.get(ev["seat"], 0) > 0:
             t.gousiji[ev["seat"]] = 0  # 「声明放弃此权力即视为无头」(L49)
             self._note(ev, "waived", seat=ev["seat"])
@@ -285,6 +288,19 @@ class GoujiReferee:
         elif ev["seat"] not in t.mingdian:
             t.mingdian.append(ev["seat"])
             self._note(ev, "mingdian", seat=ev["seat"], on=(ev["seat"] + 3) % SEATS)
+
+    def _jiefeng(self, ev: Event, t: Table) -> None:
+        """接风 on a 底牌: the claimant leads (16tiao), or it is his pass (abqu)."""
+        seat, mode = ev["seat"], self.rules.flow.jiefeng
+        top = t.round.top
+        if top is None or t.in_play(top.seat):
+            self._error(ev, f"接风 by seat {seat}: the last set is not a 底牌")
+            return
+        if mode == "claim":
+            t.jiefeng_claim = seat
+        elif mode == "pass":
+            t.pass_(seat)  # 「视为声明“接风”者本人过牌」(L266)
+        self._note(ev, "jiefeng", seat=seat, mode=mode)
 
     def _revolution(self, ev: Event, t: Table) -> None:
         """革命/造反 before the first set: banned, a drop-out, a redeal, or for the referee."""

@@ -50,6 +50,8 @@ class FlowRules:
     count_report: str  # 报户 at ≤ 10 cards: on_ask | always | none
     revolution: str  # 革命: off (banned) | dropout (changshi) | redeal (tv-bie3) | referee
     gousiji: int  # unanswerable 够级 sets of a revolutionary's 对头 (changshi: 3)
+    gousiji_top2: int  # qingdao: the 对头 of 头科 and of 二科 each get this many 够死级
+    jiefeng: str  # after a 底牌 stands: xiajia (下家 leads) | claim (the claimant) | pass
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,6 +157,7 @@ _CHOICES = {
     "burn.success": ("go_out", "top2", "first_set"),
     "flow.count_report": ("on_ask", "always", "none"),
     "flow.revolution": ("off", "dropout", "redeal", "referee"),
+    "flow.jiefeng": ("xiajia", "claim", "pass"),
 }
 _KAIDIAN_SETS = ("pure", "with_twos", "single_two", "multi_twos", "small_joker")
 _GOUJI_RANKS = ("joker", "2", "A", "K", "Q", "J", "10", "9", "8", "7", "6", "5", "4", "3")

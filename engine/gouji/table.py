@@ -115,6 +115,7 @@ class Table:
         self.revolutionary: int | None = None  # changshi: dropped out of the deal (革命)
         self.gousiji: dict[int, int] = {}  # seat → unanswerable 够级 sets left
         self.void = False  # the deal is void (two 革命, or a redeal)
+        self.jiefeng_claim: int | None = None  # 16tiao: who asked to lead after a 底牌
         self.penalties: list[tuple[int, int, str]] = []  # (seat, points, what) entered fouls
 
     # --- derived state -------------------------------------------------------------------
@@ -172,15 +173,23 @@ class Table:
         """May ``seat`` burn (烧牌) the top 够级 set (C18, §3.4)?"""
         b = self.rules.burn
         top = self.round.top
+        if top is not None and top.dead:
+            return self._may_burn_dead(seat)
         if not b.allowed or top is None or not self.restricted() or not self.in_play(seat):
-            return False
-        if top.dead:
             return False
         if seat in (top.seat, duitou(top.seat)) or not self.has_head(seat):
             return False
         if not b.after_pass and seat in self.round.passes:
             return False
         return self.players_in() >= b.min_players
+
+    def _may_burn_dead(self, seat: int) -> bool:
+        """qingdao's 够死级 yields to a burn (「除有烧牌者外」 L254); changshi's does not."""
+        top = self.round.top
+        b = self.rules.burn
+        ok = self.rules.flow.gousiji_top2 > 0 and b.allowed and not self.chaos()
+        fresh = b.after_pass or seat not in self.round.passes
+        return ok and fresh and top is not None and seat != top.seat and self.in_play(seat)
 
     def settled(self) -> bool:
         """Every seat that may still answer the top has passed on it: the set stands."""
@@ -201,7 +210,12 @@ class Table:
         top = self.round.top
         if top is None:
             return self.leader if self.in_play(self.leader) else self.next_in_play(self.leader)
-        return top.seat if self.in_play(top.seat) else self.next_in_play(top.seat)
+        if self.in_play(top.seat):
+            return top.seat
+        claim = self.jiefeng_claim
+        if claim is not None and self.in_play(claim):
+            return claim  # 「申请由自己重新发牌」(L87)
+        return self.next_in_play(top.seat)
 
     def window_open(self, seat: int) -> bool:
         k = self.rules.kaidian
@@ -229,9 +243,11 @@ class Table:
         if seat == top.seat:
             return Verdict("new_lead")
         if top.dead:
+            if self.may_burn(seat) and beats_shape(top.shape, shape, self.rules):
+                return Verdict("burn")
             if self.settled() and seat == self.entitled_leader():
                 return Verdict("new_lead")
-            return Verdict("answer", "dead_set", "够死级: nobody may answer this set (L49)")
+            return Verdict("answer", "dead_set", "够死级: nobody may answer this set (L49, L254)")
         if self.rules.sets.two_big_kill_one == "free" and two_big_kill(top.shape, shape):
             return Verdict("kill")  # 「二杀一不记过牌，不算烧牌」(L263)
         burner = self.restricted() and seat != duitou(top.seat) and self.has_head(seat)
@@ -301,6 +317,7 @@ class Table:
                 self.open_count[s] += 1
         self.history.append(self.round)
         self.leader = self.entitled_leader()
+        self.jiefeng_claim = None
         self.round = Round(self.leader)
 
     def play(self, seat: int, cards: list[str], shape: Shape, kind: str, seq: int) -> list[str]:
@@ -352,6 +369,8 @@ class Table:
         if self.counts[seat] <= 0:
             self.finished.append(seat)
             self.out.add(seat)
+            if len(self.finished) <= 2 and self.rules.flow.gousiji_top2:
+                self.gousiji[duitou(seat)] = self.rules.flow.gousiji_top2  # qingdao (L254)
             self.burning.pop(seat, None)
             news.append("finish")
             self._check_over()

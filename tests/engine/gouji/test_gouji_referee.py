@@ -524,3 +524,46 @@ def test_revolution_per_sheet() -> None:
     # jinan's 冲点 革命 is left to the human referee
     j = Deal("gouji-jinan-2010")
     assert j.ev("button", seat=1, what="geming")[0]["type"] == "needs_referee"
+
+
+def test_jiefeng_per_sheet() -> None:
+    # 16tiao: 「申请由自己重新发牌」(L87) 「如其余持牌人均同意」(L88): the claimant leads
+    d = Deal("gouji-16tiao", counts={0: 1})
+    d.play(0, "3S")  # 憋3: the 底牌 is a 3
+    d.ev("button", seat=4, what="jiefeng")
+    d.passes(1, 2, 3, 4, 5)
+    d.play(4, "7S")
+    assert d.ref.violations == []
+    # abqu: 「视为声明“接风”者本人过牌」(L266): the claim is that seat's pass
+    a = Deal("gouji-abqu", counts={0: 1})
+    a.play(0, "5S")
+    a.ev("button", seat=2, what="jiefeng")
+    a.play(2, "6S")
+    assert a.rules_flagged() == [("played_after_pass", 2, a.seq - 1)]
+
+
+def test_qingdao_gousiji_after_touke_yields_only_to_a_burn() -> None:
+    # 「分别有一次无对头够级机会」(L254), 「除有烧牌者外」(L254) 「够死级者即获重新发牌权」
+    d = Deal("gouji-qingdao", counts={0: 1})
+    d.play(0, "5S")  # 头科: seat 3 gets one 够死级
+    d.passes(1, 2, 3, 4, 5)
+    d.play(1, "6S")
+    d.passes(2)
+    d.play(3, "7S")
+    d.passes(4, 5, 1, 2)
+    d.play(3, "KS KH")  # seat 3's 够级 set: 够死级, nobody may answer it ...
+    assert d.t.round.plays[-1].dead and d.t.gousiji == {3: 0}
+    d.play(4, "2S 2H")  # ... but a burn
+    assert d.ref.violations == [] and d.t.round.plays[-1].kind == "burn"
+    e = Deal("gouji-qingdao", counts={0: 1})
+    e.play(0, "5S")
+    e.passes(1, 2, 3, 4, 5)
+    e.play(1, "6S")
+    e.passes(2, 3, 4, 5)
+    e.play(1, "7S")
+    e.play(3, "8S")
+    e.passes(4, 5, 1, 2)
+    e.play(3, "QS QH QC")
+    e.passes(4)
+    e.play(4, "KS KH KC")  # after a pass: neither answer nor burn
+    assert e.rules_flagged() == [("dead_set", 4, e.seq - 1)]
