@@ -76,12 +76,13 @@ def main() -> None:
     ap.add_argument("--rate", type=float, default=0.8, help="injected violations per deal")
     args = ap.parse_args()
     ids = args.profiles.split(",") if args.profiles else profile_ids()
-    share = max(1, args.hands // len(ids))
+    base, extra = divmod(args.hands, len(ids))
     total: Counter[str] = Counter()
     total_s = 0.0
     wall = time.perf_counter()
     print(f"{'profile':22s}" + "".join(f"{c:>9s}" for c in COLUMNS) + f"{'µs/play':>9s}")
-    for pid in ids:
+    for i, pid in enumerate(ids):
+        share = max(1, base + (1 if i < extra else 0))
         stats, secs = bench_profile(pid, share, args.per_match, args.rate)
         total += stats
         total_s += secs
