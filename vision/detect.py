@@ -101,7 +101,7 @@ class IndexPeak:
 def index_crop_matrix(peak: IndexPeak) -> np.ndarray:
     """2×3 affine map from full-frame pixels to the classifier's CROP_W×CROP_H window."""
     dx, dy = peak.down
-    rx, ry = -dy, dx  # the index's "right": down rotated by -90° (image y points down)
+    rx, ry = dy, -dx  # the index's "right": (0, 1) down → (1, 0) right
     h = peak.height
     # corner of the card = anchor - (ANCHOR_X * r + ANCHOR_Y * d) * h
     ox = peak.x - (ANCHOR_X * rx + ANCHOR_Y * dx) * h
@@ -118,13 +118,39 @@ def index_crop_matrix(peak: IndexPeak) -> np.ndarray:
     )
 
 
+def crop_index(
+    bgr: np.ndarray, peak: IndexPeak, pyramid: list[np.ndarray] | None = None
+) -> np.ndarray:
+    """The classifier's upright CROP_W×CROP_H view of one index corner (training uses it too).
+
+    Big cards are read from a half-resolution copy (kept in ``pyramid`` across calls) so
+    the warp does not alias."""
+    levels = pyramid if pyramid is not None else []
+    if not levels:
+        levels.append(bgr)
+    p, lvl = peak, 0
+    while p.height > 2.5 * CROP_H / (CROP_Y1 - CROP_Y0) and min(levels[lvl].shape[:2]) > 64:
+        if len(levels) <= lvl + 1:
+            levels.append(cv2.pyrDown(levels[lvl]))
+        lvl += 1
+        p = IndexPeak(p.x / 2, p.y / 2, p.down, p.height / 2, p.centre, p.heat)
+    out: np.ndarray = cv2.warpAffine(
+        levels[lvl],
+        index_crop_matrix(p),
+        (CROP_W, CROP_H),
+        flags=cv2.INTER_LINEAR,
+        borderMode=cv2.BORDER_REPLICATE,
+    )
+    return out
+
+
 def card_quad(
     centre: tuple[float, float], down: tuple[float, float], height: float
 ) -> tuple[tuple[float, float], ...]:
     """The card outline from its centre, its upright "down" vector and its height."""
     cx, cy = centre
     dx, dy = down
-    rx, ry = -dy, dx
+    rx, ry = dy, -dx
     hw, hh = CARD_ASPECT * height / 2, height / 2
     return tuple(
         (cx + sr * hw * rx + sd * hh * dx, cy + sr * hw * ry + sd * hh * dy)
@@ -265,18 +291,8 @@ class CardDetector:
         """Class probabilities (N×55) of the index crops at ``peaks``."""
         if not peaks:
             return np.zeros((0, len(CLASSES)), np.float32)
-        crops = np.stack(
-            [
-                cv2.warpAffine(
-                    bgr,
-                    index_crop_matrix(p),
-                    (CROP_W, CROP_H),
-                    flags=cv2.INTER_AREA if p.height > 160 else cv2.INTER_LINEAR,
-                    borderMode=cv2.BORDER_REPLICATE,
-                )
-                for p in peaks
-            ]
-        )
+        pyramid: list[np.ndarray] = []
+        crops = np.stack([crop_index(bgr, p, pyramid) for p in peaks])
         x = np.ascontiguousarray(crops.transpose(0, 3, 1, 2), dtype=np.float32)
         (probs,) = self._session.run(["cls"], {"image": self._dummy_image, "crops": x})
         return np.asarray(probs)

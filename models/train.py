@@ -1,0 +1,337 @@
+"""Train the card model on synthetic scenes and export ``models/cards.onnx``.
+
+    nice -n 10 .venv/bin/python -m models.train --data data/synth/train \\
+        --cls-minutes 12 --loc-minutes 30 --out models/cards.onnx
+
+Why time budgets rather than epochs: training shares a 2-core CPU; a wall-clock budget
+(cosine learning-rate schedule over it) finishes when planned whatever the load. Torch runs
+with 2 threads. The last 4% of scenes are kept for validation (printed, never trained on).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import math
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch.utils.data import DataLoader, Dataset
+
+from models.nets import CardModel, ClsNet, LocNet
+from models.targets import index_crops, loc_target
+from vision.detect import (
+    CH_BACK_HEAT,
+    CH_BACK_OFF,
+    CH_IDX_HEAT,
+    CH_IDX_OFF,
+    CLASSES,
+    CROP_H,
+    CROP_W,
+    LOC_CHANNELS,
+    LOC_LONG,
+    LOC_STRIDE,
+)
+from vision.synth.dataset import Progress
+
+log = logging.getLogger(__name__)
+
+LOC_CROP = 192  # localiser trains on square crops of the downscaled scene
+
+
+def scene_paths(data: Path) -> tuple[list[Path], list[Path]]:
+    """(train, validation) scene images of a dataset folder."""
+    paths = sorted(data.glob("scene_*.jpg"))
+    if not paths:
+        raise SystemExit(f"error: no scene_*.jpg in {data} (run python -m vision.synth.dataset)")
+    n_val = max(1, len(paths) // 25)
+    return paths[:-n_val], paths[-n_val:]
+
+
+def _labels(p: Path) -> dict[str, Any]:
+    out: dict[str, Any] = json.loads(p.with_suffix(".json").read_text())
+    return out
+
+
+# ---------------------------------------------------------------- classifier
+
+
+def crop_bank(paths: list[Path], seed: int, label: str) -> tuple[np.ndarray, np.ndarray]:
+    """All classifier samples of ``paths`` (uint8 N×40×28×3, int64 N)."""
+    rng = np.random.default_rng(seed)
+    xs: list[np.ndarray] = []
+    ys: list[int] = []
+    bar = Progress(len(paths), f"crops ({label})")
+    for p in paths:
+        img = cv2.imread(str(p), cv2.IMREAD_COLOR)
+        if img is None:
+            log.error("scene %s: unreadable, skipped", p)
+            bar.update()
+            continue
+        c, y = index_crops(img, _labels(p), rng)
+        xs.extend(c)
+        ys.extend(y)
+        bar.update()
+    return np.stack(xs), np.asarray(ys, np.int64)
+
+
+def _augment_crops(x: torch.Tensor, g: torch.Generator) -> torch.Tensor:
+    """Photometric jitter on a batch of crops (B×3×H×W float 0..255)."""
+    b = x.shape[0]
+    gain = torch.empty(b, 1, 1, 1).uniform_(0.55, 1.35, generator=g)
+    chan = torch.empty(b, 3, 1, 1).uniform_(0.8, 1.2, generator=g)
+    bias = torch.empty(b, 1, 1, 1).uniform_(-40, 40, generator=g)
+    x = x * gain * chan + bias
+    grey = torch.rand(b, generator=g) < 0.2
+    if grey.any():
+        x[grey] = x[grey].mean(1, keepdim=True).expand(-1, 3, -1, -1)
+    inv = torch.rand(b, generator=g) < 0.05  # dark-faced decks exist
+    if inv.any():
+        x[inv] = 255 - x[inv]
+    x = x + torch.randn(x.shape, generator=g) * torch.empty(b, 1, 1, 1).uniform_(0, 10, generator=g)
+    blur = torch.rand(b, generator=g) < 0.25
+    if blur.any():
+        x[blur] = F.avg_pool2d(x[blur], 3, 1, 1, count_include_pad=False)
+    return x.clamp(0, 255)
+
+
+def train_cls(
+    bank: tuple[np.ndarray, np.ndarray],
+    val: tuple[np.ndarray, np.ndarray],
+    minutes: float,
+    seed: int,
+) -> ClsNet:
+    torch.manual_seed(seed)
+    g = torch.Generator().manual_seed(seed)
+    net = ClsNet()
+    opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
+    x_all = torch.from_numpy(bank[0]).permute(0, 3, 1, 2).contiguous()
+    y_all = torch.from_numpy(bank[1])
+    budget = minutes * 60
+    start = time.monotonic()
+    step, bs = 0, 256
+    bar = Progress(int(budget), "classifier (s)")
+    last = 0
+    while (el := time.monotonic() - start) < budget:
+        net.train()
+        lr = 3e-3 * 0.5 * (1 + math.cos(math.pi * el / budget))
+        for pg in opt.param_groups:
+            pg["lr"] = lr
+        idx = torch.randint(0, len(y_all), (bs,), generator=g)
+        x = _augment_crops(x_all[idx].float(), g)
+        loss = F.cross_entropy(net(x), y_all[idx], label_smoothing=0.05)
+        opt.zero_grad()
+        loss.backward()  # type: ignore[no-untyped-call]
+        opt.step()
+        step += 1
+        if int(el) > last:
+            bar.update(int(el) - last, f"step {step} loss {loss.item():.3f}")
+            last = int(el)
+    bar.update(max(0, int(budget) - last))
+    acc = eval_cls(net, val)
+    print(f"classifier: {step} steps, validation accuracy {acc:.4f} on {len(val[1])} crops")
+    return net
+
+
+@torch.no_grad()
+def eval_cls(net: ClsNet, val: tuple[np.ndarray, np.ndarray]) -> float:
+    net.eval()
+    x = torch.from_numpy(val[0]).permute(0, 3, 1, 2).float()
+    pred = torch.cat([net(x[i : i + 512]).argmax(1) for i in range(0, len(x), 512)])
+    return float((pred == torch.from_numpy(val[1])).float().mean())
+
+
+# ---------------------------------------------------------------- localiser
+
+
+class LocScenes(Dataset[tuple[torch.Tensor, ...]]):
+    """Scenes downscaled like ``vision.detect.loc_input`` (× a random zoom), cropped."""
+
+    def __init__(self, paths: list[Path], seed: int, train: bool = True) -> None:
+        self.paths, self.seed, self.train = paths, seed, train
+        self.epoch = 0
+
+    def __len__(self) -> int:
+        return len(self.paths)
+
+    def __getitem__(self, i: int) -> tuple[torch.Tensor, ...]:
+        rng = np.random.default_rng([self.seed, self.epoch, i])
+        p = self.paths[i]
+        img = cv2.imread(str(p), cv2.IMREAD_COLOR)
+        if img is None:
+            raise ValueError(f"scene {p}: unreadable image")
+        lab = _labels(p)
+        h, w = img.shape[:2]
+        s = LOC_LONG / max(h, w)
+        if self.train:
+            s *= math.exp(rng.uniform(math.log(0.6), math.log(1.5)))
+        nw, nh = max(1, round(w * s)), max(1, round(h * s))
+        small = cv2.resize(img, (nw, nh), interpolation=cv2.INTER_AREA)
+        c = LOC_CROP
+        canvas = np.zeros((c, c, 3), np.uint8)
+        canvas[:] = rng.integers(0, 256, 3) if self.train else 0
+        x0 = int(rng.integers(min(0, nw - c), max(0, nw - c) + 1))
+        y0 = int(rng.integers(min(0, nh - c), max(0, nh - c) + 1))
+        sx0, sy0 = max(0, x0), max(0, y0)
+        sx1, sy1 = min(nw, x0 + c), min(nh, y0 + c)
+        canvas[sy0 - y0 : sy1 - y0, sx0 - x0 : sx1 - x0] = small[sy0:sy1, sx0:sx1]
+        t = loc_target(lab, s, c // LOC_STRIDE, c // LOC_STRIDE, -x0, -y0)
+        x = torch.from_numpy(canvas.transpose(2, 0, 1).astype(np.float32))
+        return (
+            x,
+            torch.from_numpy(t.heat),
+            torch.from_numpy(t.weight),
+            torch.from_numpy(t.reg),
+            torch.from_numpy(t.reg_mask),
+        )
+
+
+def focal(pred: torch.Tensor, gt: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
+    """CenterNet's penalty-reduced focal loss on probability maps."""
+    p = pred.clamp(1e-4, 1 - 1e-4)
+    pos = (gt >= 0.99).float()
+    pos_l = -torch.log(p) * (1 - p) ** 2 * pos
+    neg_l = -torch.log(1 - p) * p**2 * (1 - gt) ** 4 * (1 - pos) * w
+    return (pos_l.sum() + neg_l.sum()) / pos.sum().clamp(min=1)
+
+
+def loc_loss(out: torch.Tensor, heat, weight, reg, mask) -> torch.Tensor:  # type: ignore[no-untyped-def]
+    loss = focal(out[:, CH_IDX_HEAT], heat[:, 0], weight[:, 0])
+    loss = loss + focal(out[:, CH_BACK_HEAT], heat[:, 1], weight[:, 1])
+    for grp, (a, b) in enumerate(((CH_IDX_OFF, CH_BACK_HEAT), (CH_BACK_OFF, LOC_CHANNELS))):
+        m = (mask[:, grp : grp + 1] > 0).float()
+        n = m.sum().clamp(min=1)
+        loss = (
+            loss
+            + (F.smooth_l1_loss(out[:, a:b], reg[:, a:b], reduction="none", beta=0.1) * m).sum() / n
+        )
+    return loss
+
+
+def _jitter(x: torch.Tensor, g: torch.Generator) -> torch.Tensor:
+    b = x.shape[0]
+    x = x * torch.empty(b, 1, 1, 1).uniform_(0.6, 1.3, generator=g)
+    x = x * torch.empty(b, 3, 1, 1).uniform_(0.85, 1.15, generator=g)
+    x = x + torch.empty(b, 1, 1, 1).uniform_(-30, 30, generator=g)
+    return x.clamp(0, 255)
+
+
+def train_loc(
+    train: list[Path], val: list[Path], minutes: float, seed: int, workers: int
+) -> LocNet:
+    torch.manual_seed(seed)
+    g = torch.Generator().manual_seed(seed + 1)
+    net = LocNet()
+    opt = torch.optim.AdamW(net.parameters(), lr=2e-3, weight_decay=1e-4)
+    ds = LocScenes(train, seed)
+    budget = minutes * 60
+    start = time.monotonic()
+    step = 0
+    bar = Progress(int(budget), "localiser (s)")
+    last = 0
+    done = False
+    while not done:
+        dl = DataLoader(
+            ds,
+            batch_size=16,
+            shuffle=True,
+            num_workers=workers,
+            drop_last=True,
+            persistent_workers=False,
+            generator=torch.Generator().manual_seed(seed + ds.epoch),
+        )
+        for x, heat, weight, reg, mask in dl:
+            el = time.monotonic() - start
+            if el >= budget:
+                done = True
+                break
+            net.train()
+            lr = 2e-3 * min(1.0, (step + 1) / 100) * 0.5 * (1 + math.cos(math.pi * el / budget))
+            for pg in opt.param_groups:
+                pg["lr"] = lr
+            from models.nets import finish_loc
+
+            out = finish_loc(net.raw(_jitter(x, g)))
+            loss = loc_loss(out, heat, weight, reg, mask)
+            opt.zero_grad()
+            loss.backward()  # type: ignore[no-untyped-call]
+            torch.nn.utils.clip_grad_norm_(net.parameters(), 5.0)
+            opt.step()
+            step += 1
+            if int(el) > last:
+                bar.update(int(el) - last, f"step {step} loss {loss.item():.3f}")
+                last = int(el)
+        ds.epoch += 1
+    bar.update(max(0, int(budget) - last))
+    print(f"localiser: {step} steps ({ds.epoch} passes), validation loss {eval_loc(net, val):.4f}")
+    return net
+
+
+@torch.no_grad()
+def eval_loc(net: LocNet, val: list[Path]) -> float:
+    net.eval()
+    ds = LocScenes(val, 0, train=False)
+    losses = [
+        float(loc_loss(net(x[None]), h[None], w[None], r[None], m[None]))
+        for x, h, w, r, m in (ds[i] for i in range(len(ds)))
+    ]
+    return float(np.mean(losses)) if losses else float("nan")
+
+
+# ---------------------------------------------------------------- export
+
+
+def export(loc: LocNet, cls: ClsNet, out: Path) -> None:
+    """One ONNX graph, two inputs (see vision.detect)."""
+    model = CardModel(loc, cls).eval()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    torch.onnx.export(
+        model,
+        (torch.zeros(1, 3, 288, 512), torch.zeros(2, 3, CROP_H, CROP_W)),
+        str(out),
+        input_names=["image", "crops"],
+        output_names=["loc", "cls"],
+        dynamic_axes={"image": {2: "h", 3: "w"}, "crops": {0: "n"}, "cls": {0: "n"}},
+        opset_version=17,
+        dynamo=False,
+    )
+    size = out.stat().st_size / 1e6
+    print(f"exported {out} ({size:.2f} MB, {len(CLASSES)} classes)")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m models.train", description=__doc__)
+    ap.add_argument("--data", type=Path, default=Path("data/synth/train"))
+    ap.add_argument("--out", type=Path, default=Path("models/cards.onnx"))
+    ap.add_argument("--cls-minutes", type=float, default=12)
+    ap.add_argument("--loc-minutes", type=float, default=30)
+    ap.add_argument("--cls-scenes", type=int, default=3000, help="scenes mined for crops")
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--workers", type=int, default=1, help="data-loading processes")
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    torch.set_num_threads(args.threads)
+    t0 = time.monotonic()
+    train, val = scene_paths(args.data)
+    print(f"{len(train)} training scenes, {len(val)} validation scenes in {args.data}")
+    bank = crop_bank(train[: args.cls_scenes], args.seed, "train")
+    vbank = crop_bank(val, args.seed + 1, "validation")
+    print(f"classifier samples: {len(bank[1])} train, {len(vbank[1])} validation")
+    cls = train_cls(bank, vbank, args.cls_minutes, args.seed)
+    del bank
+    loc = train_loc(train, val, args.loc_minutes, args.seed, args.workers)
+    export(loc, cls, args.out)
+    print(f"total wall time {(time.monotonic() - t0) / 60:.1f} min")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
