@@ -342,3 +342,23 @@ def test_a_play_missed_by_the_camera_accuses_nobody(table: type[Table]) -> None:
     assert tricks[1]["winner"] == 0
     end = t.add("hand_end")
     assert 3 not in [v["seat"] for v in t.found(end, "wrong_hand_size")]
+
+
+def test_state_shows_the_live_deal(table: type[Table]) -> None:
+    """What the dashboard and the table node read: trick in progress, whose turn, points per
+    side, tricks with winners, violations and per-seat knowledge."""
+    t = table()
+    t.trick((0, "KH"), (1, "3C"), (2, "4H"), (3, "5H"))
+    t.play(0, "AD")
+    hand = t.ref.state()["hand"]
+    assert hand["trump"] == {"level": "2", "suit": "S"}
+    assert hand["current_trick"]["plays"] == [
+        {"seat": 0, "cards": ["AD"], "seq": hand["current_trick"]["plays"][0]["seq"]}
+    ]
+    assert hand["next_seat"] == 1
+    assert hand["tricks"][0]["winner"] == 0
+    assert hand["points"] == {"attackers": 0, "banker": 15}
+    assert hand["knowledge"][1]["voids"] == ["H"]
+    assert hand["knowledge"][1]["cards_seen"] == ["3C"]
+    assert hand["violations"] == []
+    assert hand["outcome"] is None
