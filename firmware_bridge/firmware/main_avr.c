@@ -12,6 +12,7 @@
 #include <avr/eeprom.h>
 #include <avr/interrupt.h>
 #include <avr/io.h>
+#include <avr/sleep.h>
 #include <avr/wdt.h>
 #include <util/atomic.h>
 
@@ -19,7 +20,7 @@
 #include "debounce.h"
 #include "hal.h"
 
-#define BAUD_UBRR 16 /* 115200 baud with U2X at 16 MHz */
+#define BAUD_UBRR ((F_CPU / 8 + 57600) / 115200 - 1) /* 115200 baud with U2X: 16 at 16 MHz */
 #define RX_SIZE 128 /* an EEPROM journal write blocks the loop for up to ~40 ms */
 #define SEATS 6
 
@@ -57,12 +58,17 @@ ISR(USART_RX_vect)
     }
 }
 
-static uint8_t led_level(uint8_t mode, uint32_t t)
+/* Blink phases, kept as counters: a 32-bit division per LED per tick would cost the ISR
+ * thousands of cycles. */
+static uint8_t slow_phase, fast_phase, lost_phase;
+static uint16_t slow_ms, fast_ms, lost_ms;
+
+static uint8_t led_level(uint8_t mode)
 {
     switch (mode) {
     case LED_ON: return 1;
-    case LED_BLINK: return (t / 500) & 1;
-    case LED_FAST_BLINK: return (t / 125) & 1;
+    case LED_BLINK: return slow_phase;
+    case LED_FAST_BLINK: return fast_phase;
     default: return 0;
     }
 }
@@ -108,9 +114,12 @@ ISR(TIMER0_COMPA_vect)
     row = (uint8_t)((row + 1) % SEATS);
     DDRD |= (uint8_t)(1 << (PD2 + row));
 
+    if (++slow_ms >= 500) { slow_ms = 0; slow_phase ^= 1; }
+    if (++fast_ms >= 125) { fast_ms = 0; fast_phase ^= 1; }
+    if (++lost_ms >= 1000) { lost_ms = 0; lost_phase ^= 1; }
     for (uint8_t s = 0; s < SEATS; s++)
-        set_seat_led(s, led_level(shown.leds[s], t));
-    uint8_t alarm = shown.host_lost ? (uint8_t)((t / 1000) & 1) : (shown.alarm ? led_level(LED_FAST_BLINK, t) : 0);
+        set_seat_led(s, led_level(shown.leds[s]));
+    uint8_t alarm = shown.host_lost ? lost_phase : (shown.alarm ? fast_phase : 0);
     if (alarm) PORTB |= 1 << PB5; else PORTB &= (uint8_t)~(1 << PB5);
     if (buzz_t < 0xFFFF)
         buzz_t++;
@@ -198,11 +207,12 @@ int main(void)
     UCSR0B = (1 << RXEN0) | (1 << TXEN0) | (1 << RXCIE0);
     UCSR0C = (1 << UCSZ01) | (1 << UCSZ00);
 
-    TCCR0A = 1 << WGM01;                    /* CTC, 16 MHz / 64 / 250 = 1 kHz */
+    TCCR0A = 1 << WGM01;                    /* CTC, F_CPU / 64 / (OCR0A + 1) = 1 kHz */
     TCCR0B = (1 << CS01) | (1 << CS00);
-    OCR0A = 249;
+    OCR0A = F_CPU / 64 / 1000 - 1;
     TIMSK0 = 1 << OCIE0A;
 
+    set_sleep_mode(SLEEP_MODE_IDLE);
     debounce_init(&deb);
     board_init(SEATS, reset_reason(mcusr_at_boot));
     wdt_enable(WDTO_1S);
@@ -228,5 +238,15 @@ int main(void)
             board_press(e.seat, e.button, e.kind, e.ms);
         }
         board_poll();
+        /* Idle until the next interrupt (the 1 ms tick at the latest). sei then sleep_cpu
+         * run back to back, so a byte arriving after the check still wakes us. */
+        cli();
+        if (rx_tail == rx_head && ev_tail == ev_head) {
+            sleep_enable();
+            sei();
+            sleep_cpu();
+            sleep_disable();
+        }
+        sei();
     }
 }

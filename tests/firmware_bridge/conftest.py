@@ -176,3 +176,29 @@ def pty_bench(seatsim: Path, tmp_path: Path) -> Iterator[Bench]:
     b = Bench(seatsim, tmp_path)
     yield b
     b.unplug()
+
+
+@pytest.fixture(scope="session")
+def avrsim() -> Path:
+    """The simavr harness that runs the real ATmega328P image (built by `make firmware`)."""
+    subprocess.run(
+        ["make", "-s", "-C", str(FIRMWARE), "avr", "sim"], check=True, capture_output=True
+    )
+    return FIRMWARE / "build" / "avrsim"
+
+
+@pytest.fixture
+def avr_board(avrsim: Path, tmp_path: Path) -> Iterator[tuple[Path, Sim]]:
+    """The firmware image running in simavr on the board side of a socat pty pair."""
+    socat, host, board = start_socat(tmp_path)
+    proc = subprocess.Popen(
+        [str(avrsim), str(FIRMWARE / "build" / "seatctl.elf"), str(board)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    s = Sim(proc)
+    s.wait_line("ready")
+    yield host, s
+    s.close()
+    stop_socat(socat)
