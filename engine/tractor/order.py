@@ -82,7 +82,7 @@ def context(trump: Trump, rules: Rules) -> Context:
 
 
 def _build(trump: Trump, rules: Rules) -> Context:
-    lv = trump.level
+    lv = trump.level if rules.level_cards else ""  # 扛旗: level cards are plain cards
     perm = _perm(rules)
     tr = rules.tractor
     info: dict[Card, CardInfo] = {}
@@ -117,7 +117,7 @@ def _build(trump: Trump, rules: Rules) -> Context:
                 suit_slots[s].append(ri)
     links: dict[str, set[tuple[int, int]]] = {s: set() for s in suit_slots}
     low_a: dict[str, Card | None] = {s: None for s in suit_slots}
-    level_ri = RANK_INDEX[lv]
+    level_ri = RANK_INDEX[lv] if lv else -9
     for s, slots in suit_slots.items():
         present = set(slots)
         for ri in range(12):
@@ -128,7 +128,7 @@ def _build(trump: Trump, rules: Rules) -> Context:
                 and ri + 1 == level_ri
                 and ri in present
                 and ri + 2 in present
-                and Card(lv, trump.suit if s == TRUMP else s) not in perm
+                and Card(trump.level, trump.suit if s == TRUMP else s) not in perm
                 and not (s == TRUMP and tr.level_in_suit)
             ):
                 links[s].add((ri, ri + 2))

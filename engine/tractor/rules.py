@@ -146,6 +146,7 @@ class Rules:
     win: str
     perm_trumps: tuple[str, ...]
     perm_twos: bool
+    level_cards: bool
     tractor: TractorRules
     follow: FollowRules
     throw: ThrowRules
@@ -195,7 +196,7 @@ SCHEMA: dict[str, dict[str, type | tuple[type, ...]]] = {
     "": {"id": str, "name": str, "source": str, "inherits": str, "notes": str},
     "cards": {"decks": int, "hand": int, "bottom": int},
     "levels": {"ladder": list, "start": str, "must_play": list, "win": str},
-    "trumps": {"perm": list, "perm_twos": bool},
+    "trumps": {"perm": list, "perm_twos": bool, "level_cards": bool},
     "tractor": {
         "min_pairs": int,
         "aa22": bool,
@@ -596,6 +597,7 @@ def _build(
         win=g("levels.win"),
         perm_trumps=tuple(perm),
         perm_twos=g("trumps.perm_twos"),
+        level_cards=g("trumps.level_cards"),
         tractor=tr,
         follow=fol,
         throw=thr,

@@ -239,3 +239,14 @@ def test_four_deck_throw_beaten_by_a_quad() -> None:
     check = check_throw("7S 7S 8S 8S AS", ["2S 2S 2S 2S", "3C", "4C"], t, rules)
     assert not check.ok and " ".join(map(str, check.forced)) == "8S 8S 7S 7S"
     assert check_throw("7S 7S 8S 8S AS", ["2S 2S 2S", "3C", "4C"], t, rules).ok
+
+
+def test_kangqi_deal_level_cards_are_plain() -> None:
+    # 扛旗: 这时只有红五、大王、小王是主 / 而且不留底牌，全部抓光
+    rules = Rules.load("chaodipi-h5-glossary", hand=27, bottom=0, level_cards=False)
+    t = Trump("A", None)
+    assert classify("AS", t, rules).suit == "S"
+    assert classify("5H", t, rules).suit == "T"
+    assert trick_winner(["KS", "AS", "2S"], t, rules) == 1
+    normal = Rules.load("chaodipi-h5-glossary")
+    assert classify("AS", t, normal).suit == "T"
