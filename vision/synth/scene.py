@@ -103,6 +103,9 @@ class _Placed:
 
 
 def _background(rng: np.random.Generator, w: int, h: int) -> np.ndarray:
+    """A table top: felt, wood grain, plain or woven cloth (textures made at half size)."""
+    fw, fh = w, h
+    w, h = max(1, w // 2), max(1, h // 2)
     kind = rng.choice(["felt", "wood", "plain", "cloth"], p=[0.35, 0.25, 0.25, 0.15])
     base = rng.uniform(20, 235, size=3)
     if kind == "felt":
@@ -116,23 +119,24 @@ def _background(rng: np.random.Generator, w: int, h: int) -> np.ndarray:
         xs = np.arange(w, dtype=np.float32)[None, :]
         ang = rng.uniform(0, math.pi)
         t = xs * math.cos(ang) + ys * math.sin(ang)
-        freq = rng.uniform(0.02, 0.12)
-        warp = (
-            8 * np.sin(t * 0.01 + rng.uniform(0, 6))
-            + (xs * math.sin(ang) - ys * math.cos(ang)) * 0.01
-        )
+        freq = rng.uniform(0.04, 0.24)
+        across = xs * math.sin(ang) - ys * math.cos(ang)
+        warp = 8 * np.sin(t * 0.02 + rng.uniform(0, 6)) + across * 0.02
         grain = np.sin((t + warp * 10) * freq) * 0.5 + 0.5
         wood = np.array([rng.uniform(30, 90), rng.uniform(70, 140), rng.uniform(110, 200)])
         img = (wood[None, None, :] * (0.7 + 0.4 * grain[..., None])).astype(np.float32)
     elif kind == "cloth":
-        period = rng.uniform(4, 20)
-        ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
-        weave = (np.sin(xs / period * math.pi) * np.sin(ys / period * math.pi)) * rng.uniform(5, 25)
-        img = img + weave[..., None]
-    noise = rng.normal(0, rng.uniform(2, 10), size=(h // 4 + 1, w // 4 + 1, 1)).astype(np.float32)
+        period = rng.uniform(2, 10)
+        ys2, xs2 = np.mgrid[0:h, 0:w].astype(np.float32)
+        weave = np.sin(xs2 / period * math.pi) * np.sin(ys2 / period * math.pi)
+        img = img + (weave * rng.uniform(5, 25))[..., None]
+    noise = rng.normal(0, rng.uniform(2, 10), size=(h // 2 + 1, w // 2 + 1)).astype(np.float32)
     img = img + cv2.resize(noise, (w, h), interpolation=cv2.INTER_LINEAR)[..., None]
-    img += rng.standard_normal(img.shape, dtype=np.float32) * rng.uniform(0.5, 4)
-    return img
+    out = cv2.resize(img, (fw, fh), interpolation=cv2.INTER_LINEAR)
+    grain_n = np.empty((fh, fw, 3), np.float32)
+    cv2.randn(grain_n, 0.0, float(rng.uniform(0.5, 4)))
+    out += grain_n
+    return out
 
 
 def _blur(img: np.ndarray, sigma: float) -> np.ndarray:
@@ -303,6 +307,7 @@ def compose_scene(
 ) -> Scene:
     """One labelled table scene. ``usable[deck.name]`` lists the cards that render well."""
     W, H = cfg.width, cfg.height
+    cv2.setRNGSeed(int(rng.integers(1 << 31)))  # cv2.randn noise follows the seed too
     canvas = _background(rng, W, H)
     owner = np.full((H, W), -1, np.int32)
     n_decks = 1 if rng.random() < 0.8 or len(decks) < 2 else 2
@@ -523,9 +528,10 @@ def _degrade(rng: np.random.Generator, img: np.ndarray) -> np.ndarray:
         rot = cv2.getRotationMatrix2D((k / 2 - 0.5, k / 2 - 0.5), rng.uniform(0, 180), 1.0)
         ker = np.asarray(cv2.warpAffine(ker, rot, (k, k)), np.float32)
         img = cv2.filter2D(img, -1, ker / max(float(ker.sum()), 1e-6))
-    f = img.astype(np.float32)
-    f += rng.standard_normal(f.shape, dtype=np.float32) * rng.uniform(0, 9)
-    img = np.clip(f, 0, 255).astype(np.uint8)
+    noise = np.empty(img.shape, np.int16)
+    cv2.setRNGSeed(int(rng.integers(1 << 31)))
+    cv2.randn(noise, 0.0, float(rng.uniform(0, 9)))
+    img = np.clip(img.astype(np.int16) + noise, 0, 255).astype(np.uint8)
     if rng.random() < 0.15:
         sp = rng.random(img.shape[:2])
         img[sp < 0.003] = 0
