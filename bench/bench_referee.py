@@ -16,7 +16,8 @@ the first play that proves it; the figures are:
   rule≠     flagged under another rule than injected (a missed tractor first proven as a
             missed pair is still a true violation)
 
-and the judging speed (the simulator's time is not counted): hands/s and µs per play.
+and the judging speed (the simulator's time is not counted): hands/s and µs per play. The
+deals that got no injection at all are counted apart: legal play, where nothing may be flagged.
 Run: ``.venv/bin/python bench/bench_referee.py [--hands N] [--profiles a,b]``.
 """
 
@@ -65,6 +66,11 @@ def bench_profile(pid: str, hands: int, per_match: int, rate: float) -> tuple[Co
             if v.rule != inj["rule"]:
                 stats["rule≠"] += 1
         stats["false"] += len(flagged)
+        dirty = {inj["hand"] for inj in truth["injected"]}
+        for h in ref.hands:
+            if h.hand not in dirty:
+                stats["clean"] += 1
+                stats["clean_flagged"] += len(h.violations)
     return stats, judge_s
 
 
@@ -95,6 +101,10 @@ def main() -> None:
         f"detection {total['flagged'] / max(total['injected'], 1):.2%}, "
         f"on time {total['on_time'] / max(total['flagged'], 1):.2%}, "
         f"false accusations {total['false']}; wall {time.perf_counter() - wall:.0f} s"
+    )
+    print(
+        f"legal deals (nothing injected): {total['clean']}, "
+        f"violations flagged in them: {total['clean_flagged']}"
     )
 
 
