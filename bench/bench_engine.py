@@ -89,7 +89,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--hands", type=int, default=10_000)
     ap.add_argument("--profile", default="standard")
-    ap.add_argument("--per-profile", type=int, default=200, help="hands for each other profile")
+    ap.add_argument("--per-profile", type=int, default=100, help="hands for each other profile")
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
     main_rules = Rules.load(args.profile)
