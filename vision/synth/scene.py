@@ -132,9 +132,9 @@ def _background(rng: np.random.Generator, w: int, h: int) -> np.ndarray:
         img = img + (weave * rng.uniform(5, 25))[..., None]
     noise = rng.normal(0, rng.uniform(2, 10), size=(h // 2 + 1, w // 2 + 1)).astype(np.float32)
     img = img + cv2.resize(noise, (w, h), interpolation=cv2.INTER_LINEAR)[..., None]
-    out = cv2.resize(img, (fw, fh), interpolation=cv2.INTER_LINEAR)
+    out = np.asarray(cv2.resize(img, (fw, fh), interpolation=cv2.INTER_LINEAR), np.float32)
     grain_n = np.empty((fh, fw, 3), np.float32)
-    cv2.randn(grain_n, 0.0, float(rng.uniform(0.5, 4)))
+    cv2.randn(grain_n, np.zeros(3), np.full(3, rng.uniform(0.5, 4)))
     out += grain_n
     return out
 
@@ -530,7 +530,7 @@ def _degrade(rng: np.random.Generator, img: np.ndarray) -> np.ndarray:
         img = cv2.filter2D(img, -1, ker / max(float(ker.sum()), 1e-6))
     noise = np.empty(img.shape, np.int16)
     cv2.setRNGSeed(int(rng.integers(1 << 31)))
-    cv2.randn(noise, 0.0, float(rng.uniform(0, 9)))
+    cv2.randn(noise, np.zeros(3), np.full(3, rng.uniform(0, 9)))
     img = np.clip(img.astype(np.int16) + noise, 0, 255).astype(np.uint8)
     if rng.random() < 0.15:
         sp = rng.random(img.shape[:2])
