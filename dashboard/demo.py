@@ -73,6 +73,10 @@ class DemoTable(threading.Thread):
         self.live = LiveFiles(store.data_dir)
         self.stop_flag = threading.Event()
 
+    def stop(self) -> None:
+        self.stop_flag.set()
+        self.join(timeout=5)
+
     def run(self) -> None:
         names: list[str] = []
         started = time.monotonic()

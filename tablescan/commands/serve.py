@@ -4,8 +4,12 @@ told otherwise. ``--demo`` plays simulated matches live into the store so the sc
 from __future__ import annotations
 
 import argparse
+import atexit
 import logging
 import secrets
+import shutil
+import signal
+import sys
 import tempfile
 
 from tablescan.store import DEFAULT_DATA_DIR
@@ -47,9 +51,11 @@ def run(args: argparse.Namespace) -> int:
     from dashboard.app import create_app
     from tablescan.users import UserStore
 
-    data = args.data or (
-        tempfile.mkdtemp(prefix="tablescan-demo-") if args.demo else DEFAULT_DATA_DIR
-    )
+    data = args.data or DEFAULT_DATA_DIR
+    if args.demo and not args.data:  # a throw-away store, removed when the server stops
+        data = tempfile.mkdtemp(prefix="tablescan-demo-")
+        atexit.register(shutil.rmtree, data, True)
+        signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     app = create_app(
         data, OVERLAY_DELAY_S=args.overlay_delay, OVERLAY_MIN_DELAY_S=args.overlay_min_delay
     )
@@ -66,6 +72,8 @@ def run(args: argparse.Namespace) -> int:
 
         hub = app.extensions["tablescan.hub"]
         demos = start_demo(hub.store, tables=args.demo_tables, pace_s=args.demo_pace)
+        for demo in demos:  # atexit runs these before the rmtree registered above
+            atexit.register(demo.stop)
         users = UserStore(data)
         password = secrets.token_urlsafe(9)
         users.add("demo", "head", password)
