@@ -18,7 +18,7 @@ from engine.gouji.plays import Shape, analyse
 from engine.gouji.rules import Rules
 from engine.gouji.scoring import PLACE_NAMES, Outcome, score
 from engine.gouji.table import SEATS, Burn, Table, entry_formula
-from engine.record import apply_corrections
+from engine.record import apply_corrections, correction_problem
 
 Event = dict[str, Any]
 COPIES = 4  # of each face in the four decks (「共216张牌」 L247)
@@ -72,12 +72,19 @@ class GoujiReferee:
     def feed(self, event: Event) -> list[dict[str, Any]]:
         """Judge one event; returns the rulings it produced. A correction re-judges the whole
         record with the corrected event, and returns the rulings that changed."""
+        if not isinstance(event.get("seq"), int):
+            e = {"type": "error", "at_seq": None, "seq": None, "problem": "event without a seq"}
+            self.errors.append(e)
+            self.rulings.append(e)
+            return [e]
         self.events.append(event)
         if event.get("type") == "correction":
+            problem = self._correction_problem(event)
+            if problem:
+                self._error(event, problem)
+                return self.rulings[-1:]
             before = {_key(r) for r in self.rulings}
-            self._reset()
-            for ev in self._corrected():
-                self._dispatch(ev)
+            self._replay()
             return [r for r in self.rulings if _key(r) not in before]
         start = len(self.rulings)
         self._dispatch(event)
@@ -132,9 +139,27 @@ class GoujiReferee:
         }
 
     # --- dispatch ------------------------------------------------------------------------------
-    def _corrected(self) -> list[Event]:
-        """The record with every correction applied (engine.record's one definition)."""
-        return [e for e in apply_corrections(self.events) if e.get("type") != "correction"]
+    def _correction_problem(self, correction: Event) -> str | None:
+        target = next((e for e in self.events if e["seq"] == correction.get("ref")), None)
+        return correction_problem(correction, target)
+
+    def _replay(self) -> None:
+        """Re-judge the whole record with every valid correction applied (engine.record's
+        one definition), in the original order: the same record, the same rulings."""
+        valid = [
+            e
+            for e in self.events
+            if e.get("type") != "correction" or self._correction_problem(e) is None
+        ]
+        fixed = {e["seq"]: e for e in apply_corrections(valid)}
+        self._reset()
+        for ev in self.events:
+            if ev.get("type") == "correction":
+                problem = self._correction_problem(ev)
+                if problem:
+                    self._error(ev, problem)
+            elif ev["seq"] in fixed:
+                self._dispatch(fixed[ev["seq"]])
 
     def _dispatch(self, ev: Event) -> None:
         kind = ev.get("type")

@@ -567,3 +567,16 @@ def test_qingdao_gousiji_after_touke_yields_only_to_a_burn() -> None:
     e.passes(4)
     e.play(4, "KS KH KC")  # after a pass: neither answer nor burn
     assert e.rules_flagged() == [("dead_set", 4, e.seq - 1)]
+
+
+def test_bad_corrections_are_errors_and_a_delete_rejudges() -> None:
+    d = Deal("gouji-core")
+    d.play(0, "5S 5H")
+    bad = d.seq
+    d.play(1, "4S 4H")
+    out = d.ev("correction", ref=999, cards=["6S"], by="ref1", why="typo")
+    assert out[0]["type"] == "error" and "999" in out[0]["problem"]
+    assert d.rules_flagged() == [("not_beating", 1, bad)]
+    d.ev("correction", ref=bad, delete=True, by="ref1", why="not a play: a hand over the cloth")
+    assert d.ref.violations == [] and d.t.round.top.seat == 0
+    assert any("999" in e["problem"] for e in d.ref.errors)  # kept across the re-judging
