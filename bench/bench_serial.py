@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from firmware_bridge import virtual  # noqa: E402
-from firmware_bridge.link import SeatLink  # noqa: E402
+from firmware_bridge.link import SeatLink, Timing  # noqa: E402
 from firmware_bridge.protocol import (  # noqa: E402
     Event,
     FrameDecoder,
@@ -193,7 +193,10 @@ def recovery_virtual(trials: int) -> None:
     )
 
 
-def start_pair(tmp: Path, seatsim: Path) -> tuple[subprocess.Popen[bytes], subprocess.Popen[bytes]]:
+def start_pair(
+    tmp: Path, board_cmd: list[str]
+) -> tuple[subprocess.Popen[bytes], subprocess.Popen[bytes]]:
+    """A socat pty pair and a board process on its board side ("{tty}" in the command)."""
     a, bside = tmp / "host", tmp / "board"
     socat = subprocess.Popen(
         ["socat", f"pty,raw,echo=0,link={a}", f"pty,raw,echo=0,link={bside}"],
@@ -203,7 +206,7 @@ def start_pair(tmp: Path, seatsim: Path) -> tuple[subprocess.Popen[bytes], subpr
     while not (a.exists() and bside.exists()) and time.monotonic() < deadline:
         time.sleep(0.005)
     sim = subprocess.Popen(
-        [str(seatsim), str(bside), str(tmp / "eeprom.bin"), "4"],
+        [arg.replace("{tty}", str(bside)) for arg in board_cmd],
         stdin=subprocess.PIPE,
         stdout=subprocess.DEVNULL,
     )
@@ -218,10 +221,10 @@ def stop_pair(socat: subprocess.Popen[bytes], sim: subprocess.Popen[bytes]) -> N
     socat.wait(timeout=10)
 
 
-def recovery_pty(trials: int, seatsim: Path, tmp: Path) -> None:
-    socat, sim = start_pair(tmp, seatsim)
+def recovery_pty(trials: int, name: str, board_cmd: list[str], tmp: Path) -> None:
+    socat, sim = start_pair(tmp, board_cmd)
     times, detect = [], []
-    with SeatLink(str(tmp / "host")) as link:
+    with SeatLink(str(tmp / "host"), timing=Timing(lost_after=4.0, hello_for=10.0)) as link:
         link.wait_connected(30)
         for i in range(trials):
             link.set_state(SetState((0, i % 3, 1, 0)))
@@ -231,12 +234,12 @@ def recovery_pty(trials: int, seatsim: Path, tmp: Path) -> None:
             link.wait_for(lambda: link.stats.state != "connected", 30)
             detect.append(time.perf_counter() - t_pull)
             t0 = time.perf_counter()
-            socat, sim = start_pair(tmp, seatsim)
+            socat, sim = start_pair(tmp, board_cmd)
             link.wait_state_applied(30)
             times.append(time.perf_counter() - t0)
     stop_pair(socat, sim)
     print(
-        f"unplug recovery, C firmware over socat pty: {trials} trials, unplug noticed after "
+        f"unplug recovery, {name} over socat pty: {trials} trials, unplug noticed after "
         f"median {statistics.median(detect) * 1000:.0f} ms; replug → LEDs restored median "
         f"{statistics.median(times) * 1000:.0f} ms, max {max(times) * 1000:.0f} ms"
     )
@@ -248,15 +251,28 @@ def main() -> int:
     args = ap.parse_args()
     logging.basicConfig(level=logging.CRITICAL)
     scale = 10 if args.quick else 1
-    subprocess.run(["make", "-s", "-C", str(FIRMWARE), "host"], check=True)
+    subprocess.run(["make", "-s", "-C", str(FIRMWARE)], check=True)
     seatsim = FIRMWARE / "build" / "seatsim"
+    avrsim = FIRMWARE / "build" / "avrsim"
+    elf = FIRMWARE / "build" / "seatctl.elf"
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
         fuzz_python(200_000 // scale)
         fuzz_c(20_000 // scale, seatsim, tmp)
         exactly_once(150 // scale)
         recovery_virtual(10 // scale or 2)
-        recovery_pty(10 // scale or 2, seatsim, tmp)
+        recovery_pty(
+            10 // scale or 2,
+            "C protocol code (seatsim)",
+            [str(seatsim), "{tty}", str(tmp / "eeprom.bin"), "4"],
+            tmp,
+        )
+        recovery_pty(
+            10 // scale or 2,
+            "firmware image in simavr (cold boot each time)",
+            [str(avrsim), str(elf), "{tty}"],
+            tmp,
+        )
     return 0
 
 
