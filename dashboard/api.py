@@ -181,7 +181,10 @@ def calibration(tid: str) -> Any:
 
 @bp.get("/tables/<tid>/frame.jpg")
 def frame(tid: str) -> Any:
-    jpeg = LiveFiles(_store().data_dir).frame(tid)
+    try:
+        jpeg = LiveFiles(_store().data_dir).frame(tid)
+    except StoreError as e:
+        return _bad(str(e), 404)
     if jpeg is None:
         return _bad(f"table {tid}: no live frame yet", 404)
     resp = Response(jpeg, mimetype="image/jpeg")

@@ -384,6 +384,9 @@ def _check_table(table: str) -> None:
         not isinstance(table, str)
         or not table
         or len(table) > 64
+        or table.startswith(".")
         or not all(c.isalnum() or c in "-_." for c in table)
     ):
-        raise StoreError(f"table id {table!r}: use 1-64 letters, digits, '-', '_' or '.'")
+        raise StoreError(
+            f"table id {table!r}: use 1-64 letters, digits, '-', '_' or '.' (not first)"
+        )

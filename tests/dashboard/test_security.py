@@ -144,3 +144,11 @@ def test_only_the_head_referee_creates_overlay_links(live: Flask) -> None:
     url = page.split('id="overlay-url">')[1].split("<")[0].replace("&amp;", "&")
     path = url.split("localhost", 1)[1]
     assert live.test_client().get(path).status_code == 200
+
+
+def test_odd_table_ids_are_refused_not_followed(live: Flask) -> None:
+    client = live.test_client()
+    login(client, "view1")
+    for tid in ("..", ".hidden", "x" * 65):
+        resp = client.get(f"/api/tables/{tid}/frame.jpg")
+        assert resp.status_code == 404 and "table id" in resp.get_json()["error"]
