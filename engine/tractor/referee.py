@@ -29,6 +29,7 @@ from typing import Any
 from engine.cards import Card, CardError, parse_cards
 from engine.record import Event, apply_corrections, correction_problem
 from engine.tractor.combos import Combo, classify
+from engine.tractor.declare import read_declaration, trump_of
 from engine.tractor.follow import judge_follow
 from engine.tractor.knowledge import SeatKnowledge, SeenPlay
 from engine.tractor.order import Trump, context
@@ -182,6 +183,7 @@ class HandState:
     result: dict[str, Any] | None = None
     levels_before: list[str] = field(default_factory=list)
     seen: Counter[Card] = field(default_factory=Counter)
+    trump_unknown: bool = False
     missed: set[int] = field(default_factory=set)
     """Seats with a play the record lacks (an incomplete trick): their card count proves
     nothing."""
@@ -559,32 +561,35 @@ class Referee:
             )
 
     def _trump(self, h: HandState, ev: Event) -> Trump | None:
-        """The deal's trump; from the declarations when no ``trump`` event fixed it."""
-        if h.trump is not None:
+        """The deal's trump: a ``trump`` event, else the last declaration when it names the
+        suit by itself (level cards of one suit; a SJ pair for no-trump). Otherwise it is
+        unknown: plays are recorded but follows are not judged (a wrong trump would accuse
+        falsely) until a ``trump`` event or a correction fixes it."""
+        if h.trump is not None or h.trump_unknown:
             return h.trump
+        trump: Trump | None = None
         if h.declares:
             seq, seat, cards = h.declares[-1]
-            suits = {c.suit for c in cards if c.rank == h.level and c.suit}
-            suit = suits.pop() if len(suits) == 1 else None
-            if suits or (suit is None and not all(c.is_joker for c in cards)):
-                suit = None
             try:
-                h.trump = Trump(level=h.level, suit=suit)
+                d = read_declaration(seat, cards, h.level, self.rules)
             except ValueError as e:
-                self._error(ev, f"cannot fix the trump from declaration seq {seq}: {e}")
-                return None
-            h.trump_seq = seq
-            if h.banker is None:
-                first = self.rules.declare.first_banker == "first_declarer"
-                h.banker = h.declares[0][1] if first else seat
-            return h.trump
-        try:
-            h.trump = Trump(level=h.level, suit=None)
-        except ValueError as e:
-            self._error(ev, f"cannot judge: {e}")
-            return None
-        self._error(ev, "no trump or declaration before the first play: judging as no-trump")
-        return h.trump
+                self._error(ev, f"declaration seq {seq} does not fix the trump: {e}")
+            else:
+                if d.what not in ("BJ", "5H"):  # those let the declarer choose
+                    trump = trump_of(d, h.level)
+                    h.trump_seq = seq
+                    if h.banker is None:
+                        first = self.rules.declare.first_banker == "first_declarer"
+                        h.banker = h.declares[0][1] if first else seat
+        if trump is None:
+            h.trump_unknown = True
+            self._error(
+                ev,
+                "the trump is not known (no trump event, no declaration that fixes it): "
+                "follows are not judged in this deal",
+            )
+        h.trump = trump
+        return trump
 
     def _lead(
         self, h: HandState, rec: PlayRec, trump: Trump | None, check_turn: bool = True
@@ -962,13 +967,14 @@ class Referee:
         if penalty_points < 0 and any(v.penalty.get("floor0") for v in h.violations):
             attacker_points = max(attacker_points, 0)
         outcome: dict[str, Any] | None = None
-        if h.ended and h.banker is not None and h.end_reason == "complete":
+        if h.ended and h.banker is not None and trump is not None and h.end_reason == "complete":
             outcome = self._outcome(h, attacker_points)
             if penalty_levels:
                 outcome["penalty_levels"] = penalty_levels
         return {
             "hand": h.hand,
-            "trump": {"level": h.level, "suit": trump.suit if trump else None},
+            "trump": {"level": h.level, "suit": trump.suit if trump else None}
+            | ({"unknown": True} if trump is None else {}),
             "banker": h.banker,
             "tricks": [t.as_dict() for t in h.tricks],
             "bottom": bottom,

@@ -362,3 +362,53 @@ def test_state_shows_the_live_deal(table: type[Table]) -> None:
     assert hand["knowledge"][1]["cards_seen"] == ["3C"]
     assert hand["violations"] == []
     assert hand["outcome"] is None
+
+
+def test_trump_from_the_declaration_when_no_trump_event(table: type[Table]) -> None:
+    """A12.1 「第一局的庄家由第一个亮2的玩家担任」 [000]: the declarer of a first deal banks."""
+    from engine.record import SeqCounter
+    from engine.tractor.referee import Referee
+
+    ref = Referee(Rules.load("standard"))
+    c = SeqCounter()
+    start = {"seats": ["N", "W", "S", "E"], "teams": [[0, 2], [1, 3]], "levels": ["2", "2"]}
+    events = [
+        c.event("match_start", 0, game="tractor", profile="standard", **start),
+        c.event("hand_start", 1, hand=1, banker=None, level="2"),
+        c.event("declare", 2, seat=2, cards=["2H"]),
+        c.event("play", 3, seat=2, cards=["AS"]),
+        c.event("play", 4, seat=3, cards=["3D"]),
+    ]
+    for ev in events:
+        ref.feed(ev)
+    hand = ref.state()["hand"]
+    assert hand["trump"] == {"level": "2", "suit": "H"}
+    assert hand["banker"] == 2
+    assert hand["knowledge"][3]["voids"] == ["S"]
+
+
+def test_unknown_trump_judges_no_follow(table: type[Table]) -> None:
+    """Without a trump event or a declaration that fixes it, a wrong guess could accuse a
+    seat falsely: follows are not judged, and the report says the trump is unknown."""
+    from engine.record import SeqCounter
+    from engine.tractor.referee import Referee
+
+    ref = Referee(Rules.load("standard"))
+    c = SeqCounter()
+    start = {"seats": ["N", "W", "S", "E"], "teams": [[0, 2], [1, 3]], "levels": ["2", "2"]}
+    events = [
+        c.event("match_start", 0, game="tractor", profile="standard", **start),
+        c.event("hand_start", 1, hand=1, banker=0, level="2"),
+        *[
+            c.event("play", 2 + i, seat=i, cards=[x])
+            for i, x in enumerate(["AH", "3C", "4H", "5H"])
+        ],
+        *[
+            c.event("play", 6 + i, seat=i, cards=[x])
+            for i, x in enumerate(["KC", "7H", "4C", "5C"])
+        ],
+    ]
+    rulings = [r for ev in events for r in ref.feed(ev)]
+    assert ref.violations() == []
+    assert any(r["kind"] == "error" and "trump is not known" in r["problem"] for r in rulings)
+    assert ref.report()["hands"][0]["trump"]["unknown"] is True
