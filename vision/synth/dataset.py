@@ -36,12 +36,18 @@ class DatasetSpec:
     count: int
     seed: int
     split: str = "train"
+    only: tuple[str, ...] = ()  # deck names to restrict to (empty: every design of the split)
     config: SceneConfig = field(default_factory=SceneConfig)
 
 
-def usable_decks(split: str) -> tuple[list[DeckInfo], dict[str, list[str]]]:
-    """Designs of ``split`` with enough cards that render well, and those cards."""
-    decks = list_decks(split)
+def usable_decks(
+    split: str, only: tuple[str, ...] = ()
+) -> tuple[list[DeckInfo], dict[str, list[str]]]:
+    """Designs of ``split`` (or just those named in ``only``) with enough cards that render
+    well, and those cards."""
+    decks = [d for d in list_decks(split) if not only or d.name in only]
+    if only and len(decks) != len(set(only)):
+        raise ValueError(f"decks {sorted(only)}: not all are {split} designs installed here")
     check_split(decks, split)
     usable = {d.name: usable_cards(d) for d in decks}
     keep = [d for d in decks if sum(c != BACK for c in usable[d.name]) >= MIN_FACES]
@@ -82,7 +88,7 @@ _WORKER: tuple[list[DeckInfo], dict[str, list[str]], DatasetSpec] | None = None
 
 def _init(spec: DatasetSpec) -> None:
     global _WORKER
-    decks, usable = usable_decks(spec.split)
+    decks, usable = usable_decks(spec.split, spec.only)
     _WORKER = (decks, usable, spec)
 
 

@@ -24,7 +24,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from engine.cards import RANKS, SUITS, parse_card
+from engine.cards import RANKS, SUITS, CardError, parse_card
 
 log = logging.getLogger(__name__)
 
@@ -150,7 +150,10 @@ def element_id(deck: DeckInfo, card: str) -> str:
     """The SVG element id of ``card`` (shared notation, or ``"back"``) in ``deck``."""
     if card == BACK:
         return "back"
-    c = parse_card(card)
+    try:
+        c = parse_card(card)
+    except CardError as e:
+        raise DeckError(f"deck {deck.name}: {e}") from None
     if c.suit is None:
         colour = "red" if c.rank == "BJ" else "black"
         return f"{colour}_joker" if deck.scheme == "kde" else f"joker_{colour}"
@@ -224,11 +227,12 @@ def _card_box(img: np.ndarray) -> tuple[int, int, int, int] | None:
 def _render_uncached(deck: DeckInfo, eid: str, height: int) -> np.ndarray | None:
     """Render at zoom 1 to find the card inside rsvg's box, then at the zoom that makes the
     card ``height`` pixels tall, trimmed to the card and resized to exactly that height."""
-    probe = _rsvg(deck, eid, 1.0)
+    probe_zoom = 0.25  # enough to find the card; rsvg's box can be a whole sheet
+    probe = _rsvg(deck, eid, probe_zoom)
     box = _card_box(probe) if probe is not None else None
     if box is None or box[3] < 4:
         return None
-    zoom = 1.0 * height * 1.05 / box[3]
+    zoom = probe_zoom * height * 1.05 / box[3]
     img = _rsvg(deck, eid, zoom)
     box = _card_box(img) if img is not None else None
     if img is None or box is None:

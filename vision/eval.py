@@ -1,0 +1,318 @@
+"""Honest evaluation of the shipped card model: ``python -m vision.eval``.
+
+Three sets, none ever trained or tuned on:
+1. ``holdout``: scenes of the HOLDOUT.md deck designs, rendered by our composer (seeded).
+   Scored per scene on the multiset of cards: a card counts as present when an index corner
+   is at least ``INDEX_VIS_POS`` visible (a back: ``BACK_VIS_POS`` of the card); partly
+   hidden ones are "don't care" (finding them is no false positive, missing them is no miss).
+2. ``real_all`` and 3. ``real_win``: the real photographs of ``shared/eval/real_cards`` (all
+   662, and the 86 overhead ``WIN_`` ones), zero-shot. Their labels are per index corner,
+   so each image is scored on its *set of distinct faces* plus its count of backs.
+
+Metrics: card precision / recall / F1, exact-scene accuracy, joker recall, back-count
+accuracy, and ms per 1280×720 frame. Writes JSON and a confusion-matrix PNG (the index
+classifier on held-out-design corners) to ``--out``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import math
+import os
+import sys
+import time
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.detect import BACK, CLASSES, DEFAULT_MODEL, CardDetector, IndexPeak
+from vision.synth.dataset import Progress, usable_decks
+from vision.synth.scene import (
+    BACK_VIS_NEG,
+    BACK_VIS_POS,
+    INDEX_VIS_NEG,
+    INDEX_VIS_POS,
+    SceneConfig,
+    compose_scene,
+)
+
+log = logging.getLogger(__name__)
+
+REPO = Path(__file__).resolve().parent.parent
+REAL_DEFAULT = REPO.parent / "shared" / "eval" / "real_cards" / "CardCounterML"
+OUT_DEFAULT = REPO / "artifacts" / "vision_eval"
+HOLDOUT_SEED = 20261130
+REAL_NAMES = {"RED JOKER": "BJ", "BLACK JOKER": "SJ", "BACK": BACK}
+
+
+@dataclass(slots=True)
+class Tally:
+    """Counts behind one row of the table."""
+
+    images: int = 0
+    det: int = 0  # detected faces (or distinct faces for real photos)
+    det_ok: int = 0  # of those, allowed by the truth
+    gt: int = 0  # faces required by the truth
+    gt_found: int = 0
+    exact: int = 0
+    jokers: int = 0
+    jokers_found: int = 0
+    back_ok: int = 0
+    back_images: int = 0  # images with at least one back in the truth
+    back_ok_with_backs: int = 0
+    per_image: list[dict[str, object]] = field(default_factory=list)
+
+    def add(
+        self,
+        name: str,
+        det: Counter[str],
+        must: Counter[str],
+        may: Counter[str],
+        det_backs: int,
+        backs: tuple[int, int],
+    ) -> None:
+        """One image: ``must`` faces (counts), ``may`` extra allowed, backs in [lo, hi]."""
+        self.images += 1
+        ok_faces = True
+        for f in set(det) | set(must):
+            d, m, a = det[f], must[f], may[f]
+            self.det += d
+            self.det_ok += min(d, m + a)
+            self.gt += m
+            self.gt_found += min(d, m)
+            if f in ("BJ", "SJ"):
+                self.jokers += m
+                self.jokers_found += min(d, m)
+            if not m <= d <= m + a:
+                ok_faces = False
+        lo, hi = backs
+        back_ok = lo <= det_backs <= hi
+        self.back_ok += back_ok
+        if lo > 0:
+            self.back_images += 1
+            self.back_ok_with_backs += back_ok
+        self.exact += ok_faces and back_ok
+        if not (ok_faces and back_ok):
+            self.per_image.append(
+                {
+                    "image": name,
+                    "missed": sorted((must - det).elements()),
+                    "extra": sorted((det - must - may).elements()),
+                    "backs": [det_backs, lo, hi],
+                }
+            )
+
+    def row(self) -> dict[str, float]:
+        p = self.det_ok / self.det if self.det else 0.0
+        r = self.gt_found / self.gt if self.gt else 0.0
+        return {
+            "images": self.images,
+            "precision": p,
+            "recall": r,
+            "f1": 2 * p * r / (p + r) if p + r else 0.0,
+            "exact_scene": self.exact / max(self.images, 1),
+            "joker_recall": self.jokers_found / self.jokers if self.jokers else float("nan"),
+            "jokers": self.jokers,
+            "back_count_acc": self.back_ok / max(self.images, 1),
+            "back_count_acc_with_backs": (
+                self.back_ok_with_backs / self.back_images if self.back_images else float("nan")
+            ),
+            "images_with_backs": self.back_images,
+        }
+
+
+def _faces(dets: list[object]) -> tuple[Counter[str], int]:
+    c: Counter[str] = Counter(d.card for d in dets)  # type: ignore[attr-defined]
+    backs = c.pop(BACK, 0)
+    return c, backs
+
+
+def eval_holdout(
+    det: CardDetector, n: int, confusion: np.ndarray
+) -> tuple[Tally, list[np.ndarray]]:
+    """Held-out deck designs, composed with a fixed seed; fills the classifier confusion."""
+    decks, usable = usable_decks("eval")
+    tally = Tally()
+    frames: list[np.ndarray] = []
+    bar = Progress(n, "holdout scenes")
+    cfg = SceneConfig()
+    for i in range(n):
+        scene = compose_scene(np.random.default_rng([HOLDOUT_SEED, i]), decks, usable, cfg)
+        if scene.image.shape[:2] == (720, 1280) and len(frames) < 10:
+            frames.append(scene.image)
+        must: Counter[str] = Counter()
+        may: Counter[str] = Counter()
+        lo = hi = 0
+        peaks: list[IndexPeak] = []
+        truth: list[int] = []
+        for c in scene.cards:
+            if c.card == BACK:
+                lo += c.visible >= BACK_VIS_POS
+                hi += c.visible >= BACK_VIS_NEG
+                continue
+            best = max((ix.visible for ix in c.indices), default=0.0)
+            if best >= INDEX_VIS_POS:
+                must[c.card] += 1
+            elif best >= INDEX_VIS_NEG:
+                may[c.card] += 1
+            for ix in c.indices:
+                if ix.visible >= INDEX_VIS_POS:
+                    peaks.append(IndexPeak(*ix.xy, ix.down, ix.height, c.centre, 1.0))
+                    truth.append(CLASSES.index(c.card))
+        faces, backs = _faces(det.detect(scene.image))  # type: ignore[arg-type]
+        tally.add(f"holdout#{i}", faces, must, may, backs, (lo, hi))
+        if peaks:
+            pred = det.classify(scene.image, peaks).argmax(1)
+            for t, p in zip(truth, pred, strict=True):
+                confusion[t, int(p)] += 1
+        bar.update()
+    return tally, frames
+
+
+def _real_truth(label_file: Path, names: list[str]) -> tuple[set[str], int]:
+    faces: set[str] = set()
+    backs = 0
+    for line in label_file.read_text().splitlines():
+        parts = line.split()
+        if not parts:
+            continue
+        name = names[int(parts[0])]
+        name = REAL_NAMES.get(name, name)
+        if name == BACK:
+            backs += 1
+        else:
+            faces.add(name)
+    return faces, backs
+
+
+def eval_real(det: CardDetector, root: Path, limit: int | None) -> tuple[Tally, Tally]:
+    """Every real photo (and the WIN_ subset): distinct faces + back count per image."""
+    names = (root / "classes.txt").read_text().splitlines()
+    names = [n.split(maxsplit=1)[-1] if n[:1].isdigit() else n for n in names]
+    images = sorted((root / "images").glob("*.jpg"))[:limit]
+    all_t, win_t = Tally(), Tally()
+    bar = Progress(len(images), "real photos")
+    for p in images:
+        img = cv2.imread(str(p), cv2.IMREAD_COLOR)
+        lab = root / "labels" / (p.stem + ".txt")
+        if img is None or not lab.exists():
+            log.error("real photo %s: unreadable or unlabelled, skipped", p.name)
+            bar.update()
+            continue
+        faces, backs = _real_truth(lab, names)
+        got, got_backs = _faces(det.detect(img))  # type: ignore[arg-type]
+        det_set = Counter(set(got))
+        must = Counter(faces)
+        for t in (all_t, win_t) if p.name.startswith("WIN_") else (all_t,):
+            t.add(p.name, det_set, must, Counter(), got_backs, (backs, backs))
+        bar.update()
+    return all_t, win_t
+
+
+def ms_per_frame(det: CardDetector, frames: list[np.ndarray], repeats: int = 3) -> float:
+    """Median wall time of ``detect`` on 1280×720 frames (after one warm-up)."""
+    if not frames:
+        frames = [np.full((720, 1280, 3), 90, np.uint8)]
+    det.detect(frames[0])
+    times = []
+    for _ in range(repeats):
+        for f in frames:
+            t = time.perf_counter()
+            det.detect(f)
+            times.append((time.perf_counter() - t) * 1000)
+    return float(np.median(times))
+
+
+def confusion_png(m: np.ndarray, path: Path) -> None:
+    """Row-normalised confusion matrix (truth rows, predicted columns) with class names."""
+    cell, pad = 12, 40
+    n = len(CLASSES)
+    norm = m / np.maximum(m.sum(1, keepdims=True), 1)
+    img = np.full((pad + n * cell, pad + n * cell, 3), 255, np.uint8)
+    heat = (255 * (1 - norm)).astype(np.uint8)
+    big = cv2.resize(heat, (n * cell, n * cell), interpolation=cv2.INTER_NEAREST)
+    img[pad:, pad:] = cv2.applyColorMap(255 - big, cv2.COLORMAP_VIRIDIS)
+    for i, name in enumerate(CLASSES):
+        y = pad + i * cell + cell - 3
+        cv2.putText(img, name, (1, y), cv2.FONT_HERSHEY_PLAIN, 0.6, (0, 0, 0), 1)
+        col = np.full((pad, cell, 3), 255, np.uint8)
+        txt = np.full((cell, pad, 3), 255, np.uint8)
+        cv2.putText(txt, name, (1, cell - 3), cv2.FONT_HERSHEY_PLAIN, 0.6, (0, 0, 0), 1)
+        col[:] = cv2.rotate(txt, cv2.ROTATE_90_COUNTERCLOCKWISE)
+        img[:pad, pad + i * cell : pad + (i + 1) * cell] = col
+    path.parent.mkdir(parents=True, exist_ok=True)
+    cv2.imwrite(str(path), img)
+
+
+def _fmt(v: float) -> str:
+    return "  n/a" if isinstance(v, float) and math.isnan(v) else f"{v:5.3f}"
+
+
+def table(rows: dict[str, dict[str, float]], ms: float) -> str:
+    head = "set          images  P      R      F1     exact  joker_R  back_acc (w/ backs)"
+    lines = [head]
+    for name, r in rows.items():
+        lines.append(
+            f"{name:<12} {int(r['images']):>6}  {_fmt(r['precision'])}  {_fmt(r['recall'])}  "
+            f"{_fmt(r['f1'])}  {_fmt(r['exact_scene'])}  {_fmt(r['joker_recall'])}"
+            f"({int(r['jokers'])})  {_fmt(r['back_count_acc'])} "
+            f"({_fmt(r['back_count_acc_with_backs'])} on {int(r['images_with_backs'])})"
+        )
+    lines.append(f"ms per 1280x720 frame (median, onnxruntime CPU): {ms:.1f}")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m vision.eval", description=__doc__)
+    ap.add_argument("--model", default=str(DEFAULT_MODEL))
+    ap.add_argument("--holdout-scenes", type=int, default=150)
+    ap.add_argument(
+        "--real", type=Path, default=Path(os.environ.get("TABLESCAN_REAL_CARDS", REAL_DEFAULT))
+    )
+    ap.add_argument("--real-limit", type=int, default=None, help="first N photos only")
+    ap.add_argument("--out", type=Path, default=OUT_DEFAULT, help="folder for JSON and PNG")
+    args = ap.parse_args(argv)
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    det = CardDetector(args.model)
+    confusion = np.zeros((len(CLASSES), len(CLASSES)), np.int64)
+    rows: dict[str, dict[str, float]] = {}
+    tallies: dict[str, Tally] = {}
+    hold, frames = eval_holdout(det, args.holdout_scenes, confusion)
+    tallies["holdout"] = hold
+    if (args.real / "images").is_dir():
+        tallies["real_all"], tallies["real_win"] = eval_real(det, args.real, args.real_limit)
+    else:
+        log.warning("real photos not found at %s: real rows left out", args.real)
+    rows = {k: t.row() for k, t in tallies.items()}
+    ms = ms_per_frame(det, frames)
+    text = table(rows, ms)
+    print(text)
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "eval.json").write_text(
+        json.dumps(
+            {
+                "model": args.model,
+                "rows": rows,
+                "ms_per_frame_1280x720": ms,
+                "holdout_scenes": args.holdout_scenes,
+                "holdout_seed": HOLDOUT_SEED,
+                "thresholds": asdict(det.thresholds),
+                "failures": {k: t.per_image[:200] for k, t in tallies.items()},
+                "confusion_classes": list(CLASSES),
+                "confusion": confusion.tolist(),
+            },
+            indent=1,
+        )
+    )
+    confusion_png(confusion, args.out / "confusion.png")
+    print(f"wrote {args.out / 'eval.json'} and {args.out / 'confusion.png'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
