@@ -210,6 +210,7 @@ class Referee:
         self._log: list[Event] = []
         self._out: list[Ruling] = []
         self._corrected: set[int] = set()
+        self._late_trump: dict[int, Event] = {}
 
     # --- the shared interface -----------------------------------------------------------
 
@@ -326,6 +327,12 @@ class Referee:
         if h.level not in self.rules.ladder:
             self._error(ev, f"level {h.level!r} is not on this profile's ladder")
         self.hands.append(h)
+        late = self._late_trump.get(h.hand)
+        if late is not None:
+            h.trump = Trump(level=h.level, suit=late["suit"])
+            h.trump_seq = late["seq"]
+            if "banker" in late:
+                h.banker = int(late["banker"])
 
     def _on_declare(self, ev: Event) -> None:
         h = self._hand(ev)
@@ -336,10 +343,16 @@ class Referee:
         h = self._hand(ev)
         if h is None:
             return
+        late = bool(h.tricks) and h.trump_unknown and h.hand not in self._late_trump
         h.trump = Trump(level=h.level, suit=ev["suit"])
         h.trump_seq = ev["seq"]
         if "banker" in ev:
             h.banker = int(ev["banker"])
+        if late:
+            # entered after play began (the trump was unknown): it holds for the whole deal,
+            # so the deal is judged again as if it had come first
+            self._late_trump[h.hand] = ev
+            self._rejudge(int(ev["seq"]))
 
     def _on_bury(self, ev: Event) -> None:
         h = self._hand(ev)
@@ -1033,19 +1046,25 @@ class Referee:
         if problem:
             self._error(ev, problem)
             return
-        before = {v.id: v for v in self.violations()}
         self._log.append(ev)
+        self._rejudge(int(ev["seq"]))
+
+    def _rejudge(self, by_seq: int) -> None:
+        """Judge the whole (corrected) record again from scratch, and report the difference:
+        violations withdrawn and violations found. Deterministic by construction."""
+        before = {v.id: v for v in self.violations()}
         fresh = Referee(self.rules)
+        fresh._late_trump = dict(self._late_trump)
         for e in apply_corrections(self._log):
             if e.get("type") != "correction":
                 fresh._dispatch(e)
         fresh._log = self._log
         fresh.errors = [*self.errors] + [e for e in fresh.errors if e not in self.errors]
         after = {v.id: v for v in fresh.violations()}
-        out: list[Ruling] = []
+        out: list[Ruling] = [*self._out]
         for vid in before:
             if vid not in after:
-                out.append({"kind": "withdrawn", "id": vid, "by_seq": ev["seq"]})
+                out.append({"kind": "withdrawn", "id": vid, "by_seq": by_seq})
         for vid, v in after.items():
             if vid not in before:
                 out.append({"kind": "violation", **fresh._violation_doc(v)})

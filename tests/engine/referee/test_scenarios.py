@@ -412,3 +412,33 @@ def test_unknown_trump_judges_no_follow(table: type[Table]) -> None:
     assert ref.violations() == []
     assert any(r["kind"] == "error" and "trump is not known" in r["problem"] for r in rulings)
     assert ref.report()["hands"][0]["trump"]["unknown"] is True
+
+
+def test_a_late_trump_event_judges_the_whole_deal(table: type[Table]) -> None:
+    """The referee enters the trump after play began: the deal is judged again as if it had
+    come first, and the revoke the plays prove is found at its proving play."""
+    from engine.record import SeqCounter
+    from engine.tractor.referee import Referee
+
+    ref = Referee(Rules.load("standard"))
+    c = SeqCounter()
+    start = {"seats": ["N", "W", "S", "E"], "teams": [[0, 2], [1, 3]], "levels": ["2", "2"]}
+    events = [
+        c.event("match_start", 0, game="tractor", profile="standard", **start),
+        c.event("hand_start", 1, hand=1, banker=0, level="2"),
+        *[
+            c.event("play", 2 + i, seat=i, cards=[x])
+            for i, x in enumerate(["AH", "3C", "4H", "5H"])
+        ],
+        *[
+            c.event("play", 6 + i, seat=i, cards=[x])
+            for i, x in enumerate(["KC", "7H", "4C", "5C"])
+        ],
+    ]
+    for ev in events:
+        ref.feed(ev)
+    assert ref.violations() == []
+    late = c.event("trump", 10, suit="S", by="ref-1")
+    (found,) = [r for r in ref.feed(late) if r["kind"] == "violation"]
+    assert (found["rule"], found["at_seq"], found["proven_by_seq"]) == ("revoke", 3, 7)
+    assert ref.report()["hands"][0]["trump"] == {"level": "2", "suit": "S"}
