@@ -159,6 +159,43 @@ def corrections(tid: str) -> Any:
     return jsonify(seq=seq, state=hub().tables[tid].view), 201
 
 
+REFEREE_RULES = ("time_limit", "take_back", "talking", "wrong_declare", "peeking", "conduct")
+
+
+@bp.post("/tables/<tid>/violations")
+@role_required("head", "referee")
+def violations(tid: str) -> Any:
+    """Enter a violation the camera cannot see (time limit, 悔牌, talking...): ``seat``,
+    ``rule`` (lower_snake_case id), ``note``, optional ``at`` (the seq concerned). It becomes a
+    ``violation`` record event, scored per profile like any engine-found violation."""
+    table = _table_or_404(tid)
+    if table is None:
+        return _bad(f"no table {tid!r} on this node", 404)
+    data = _payload()
+    user = current_user()
+    assert user is not None
+    try:
+        seat = int(data.get("seat", ""))
+    except (TypeError, ValueError):
+        return _bad("seat: expected the offending seat's index")
+    if not 0 <= seat < len(table.view.get("seats", [])):
+        return _bad(f"seat {seat}: not a seat at table {tid}")
+    event: dict[str, Any] = {"type": "violation", "seat": seat, "by": user.name}
+    event["rule"] = str(data.get("rule") or "")
+    if data.get("note"):
+        event["note"] = str(data["note"])[:500]
+    if data.get("at") not in (None, ""):
+        try:
+            event["at"] = int(data["at"])
+        except (TypeError, ValueError):
+            return _bad("at: expected the seq the violation concerns")
+    try:
+        seq = hub().append(tid, event)
+    except StoreError as e:  # the record schema names a bad rule id or field
+        return _bad(str(e))
+    return jsonify(seq=seq, state=hub().tables[tid].view), 201
+
+
 @bp.post("/tables/<tid>/calibration")
 @role_required("head", "referee")
 def calibration(tid: str) -> Any:

@@ -269,9 +269,26 @@ function drawCorrections(v) {
       + `<td>${CAN_RULE ? `<span class="fix"><input data-key="fix-${p.seq}" placeholder="e.g. ${esc(p.cards.join(" "))}" aria-label="corrected cards for seq ${p.seq}"><button data-act="correct" data-seq="${p.seq}">Correct</button></span><span class="small msg"></span>` : '<span class="muted">view only</span>'}</td></tr>`).join("")
       || '<tr><td colspan="6" class="muted">No play yet in this hand.</td></tr>';
   });
+  const sel = $("#v-seat");
+  if (sel && sel.options.length !== v.seats.length) {
+    sel.innerHTML = v.seats.map((x) => `<option value="${x.index}">${esc(x.name)}</option>`).join("");
+  }
   $("#audit tbody").innerHTML = (v.audit || []).slice().reverse().map((a) => `<tr><td class="mono">${a.seq}</td><td>${clock(a.at)}</td><td>${esc(a.by)}</td><td>${a.type === "correction" ? `corrected seq ${a.ref}${a.cards ? ` to ${cardsHTML(a.cards, "sm")}` : ""}${a.delete ? " (deleted)" : ""}` : a.type === "ruling" ? `${esc(a.decision)} ${esc(a.ref)}` : `${esc(a.rule)} on ${seatName(v, a.seat)}`}</td><td>${esc(a.why || a.note || "")}</td></tr>`).join("")
     || '<tr><td colspan="5" class="muted">No referee action yet.</td></tr>';
 }
+
+document.addEventListener("submit", async (e) => {
+  if (e.target.id !== "enter-violation") return;
+  e.preventDefault();
+  const f = new FormData(e.target);
+  try {
+    await post(`/api/tables/${encodeURIComponent(TID)}/violations`, { seat: Number(f.get("seat")), rule: f.get("rule"), note: f.get("note") });
+    $("#v-msg").textContent = "Entered.";
+    e.target.note.value = "";
+  } catch (err) {
+    $("#v-msg").textContent = err.message;
+  }
+});
 
 /* ---------------------------------------------------------------- hall */
 

@@ -229,3 +229,26 @@ def test_a_gouji_table_shows_the_gouji_engine(app: Flask, hub: Hub, clock: Clock
     assert {(x["rule"], x["at_seq"]) for x in v["violations"]} == {
         (i["rule"], i["at_seq"]) for i in truth["violations"]
     }
+
+
+def test_referee_enters_a_violation_the_camera_cannot_see(client: tuple[FlaskClient, str]) -> None:
+    c, csrf = client
+    h = {"X-CSRF-Token": csrf}
+    resp = c.post(
+        "/api/tables/t1/violations",
+        json={"seat": 1, "rule": "talking", "note": "told partner to lead hearts", "at": 30},
+        headers=h,
+    )
+    assert resp.status_code == 201, resp.get_json()
+    v = resp.get_json()["state"]
+    entered = next(x for x in v["violations"] if x["rule"] == "talking")
+    assert entered["seat"] == 1 and entered["how"] == "referee" and entered["status"] == "open"
+    assert v["audit"][-1]["type"] == "violation" and v["audit"][-1]["by"] == "ref1"
+    bad = c.post("/api/tables/t1/violations", json={"seat": 1, "rule": "Bad Rule"}, headers=h)
+    assert bad.status_code == 400 and "rule" in bad.get_json()["error"]
+    assert (
+        c.post(
+            "/api/tables/t1/violations", json={"seat": 9, "rule": "talking"}, headers=h
+        ).status_code
+        == 400
+    )
