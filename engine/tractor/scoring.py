@@ -191,6 +191,12 @@ def level_outcome(
     (defaults to ``level``). ``capture`` is the attackers' winning play of the last trick when
     they captured the bottom (for knock-backs); ``banker`` the banker's seat (0-3, play order).
     """
+    for name, lv in (("level", level), ("attacker_level", attacker_level)):
+        if lv is not None and lv not in rules.ladder:
+            raise ValueError(
+                f"level_outcome: {name} {lv!r} is not on profile {rules.id}'s ladder "
+                f"{list(rules.ladder)}"
+            )
     side, n = band_for(attacker_points, rules)
     knock = None
     if capture is not None:

@@ -373,3 +373,8 @@ def test_every_profile_loads_and_cites(pid: str) -> None:
     if pid != "standard":
         assert rules.inherits == "standard"
         assert rules.inherited, "what the sheet does not state is marked as inherited"
+
+
+def test_level_outside_the_ladder_is_a_clear_error() -> None:
+    with pytest.raises(ValueError, match="level '3' is not on profile community-10ka's ladder"):
+        level_outcome(40, Rules.load("community-10ka"), "3")
