@@ -8,6 +8,7 @@ plus any jokers attached (挂花). The comparison is profile-driven: the two-par
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -202,3 +203,15 @@ def opens_point(s: Shape, rules: Rules) -> bool:
     """Can this set open the point (开点) in this profile, if it stands?"""
     kind = kaidian_kind(s, rules)
     return kind is not None and kind in rules.kaidian.sets
+
+
+def holds_gouji(cards: Counter[str], rules: Rules) -> bool:
+    """Could cards of these ranks (counts by rank, jokers as BJ/SJ) make a 够级 set? A joker
+    or a 2 alone is one; else a rank reaching its threshold (2s fill in where 贴钱 is allowed)."""
+    if cards["BJ"] or cards["SJ"] or cards["2"]:
+        return True
+    return any(
+        cards[rank] >= need
+        for rank, need in rules.gouji.table.items()
+        if rank not in ("joker", "2")
+    )

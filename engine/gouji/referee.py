@@ -14,7 +14,7 @@ from collections import Counter
 from typing import Any
 
 from engine.cards import CardError, parse_cards
-from engine.gouji.plays import Shape, analyse
+from engine.gouji.plays import Shape, analyse, holds_gouji
 from engine.gouji.rules import Rules
 from engine.gouji.scoring import PLACE_NAMES, Outcome, score
 from engine.gouji.table import SEATS, Burn, Table, entry_formula
@@ -36,6 +36,7 @@ PENALTY = {
     "burn_no_joker": "烧牌失误: the burner takes the lowest free place, hand void (§3.4)",
     "asked_count": "「当局扣1分」(L232)",
     "dead_set": "the set is withdrawn: 够死级 cannot be answered (L49)",
+    "false_claim": "「一旦被发现，直接判定为“大落“」(L248): 大落, not opened",
 }
 _YIELD = ("yield", "让", "让牌")
 _BURN = ("burn", "烧", "烧牌")
@@ -46,6 +47,7 @@ _KOU = ("kou", "扣牌")
 _REVOLUTION = ("geming", "革命", "造反")
 _WAIVE = ("waive", "放弃")
 _JIEFENG = ("jiefeng", "接风")
+_NO_GOUJI = ("no_gouji", "无够级")
 
 
 class GoujiReferee:
@@ -293,6 +295,8 @@ class GoujiReferee:
             self._revolution(ev, t)
         elif what in _JIEFENG:
             self._jiefeng(ev, t)
+        elif what in _NO_GOUJI:
+            self._claim(ev, t)
         elif what in _WAIVE and t.gousiji.get(ev["seat"], 0) > 0:
             t.gousiji[ev["seat"]] = 0  # 「声明放弃此权力即视为无头」(L49)
             self._note(ev, "waived", seat=ev["seat"])
@@ -313,6 +317,35 @@ class GoujiReferee:
         elif ev["seat"] not in t.mingdian:
             t.mingdian.append(ev["seat"])
             self._note(ev, "mingdian", seat=ev["seat"], on=(ev["seat"] + 3) % SEATS)
+
+    def _claim(self, ev: Event, t: Table) -> None:
+        """bie3: 「没有任意够级牌」 → 「自动开点」; the cards the seat plays later can prove
+        the claim false, which makes him 大落 (L248)."""
+        seat = ev["seat"]
+        if not self.rules.kaidian.auto_open_claim:
+            self._error(ev, f"a 无够级 claim means nothing under {self.rules.id}")
+        elif seat not in t.claims and t.in_play(seat):
+            t.claims[seat] = (ev.get("seq", -1), Counter())
+            t.opened[seat] = True
+            self._note(ev, "auto_open", seat=seat)
+
+    def _check_claim(self, seat: int, seq: int, cards: list[str]) -> None:
+        t = self.table
+        if t is None or seat not in t.claims:
+            return
+        at, seen = t.claims[seat]
+        seen.update("BJ" if c == "BJ" else "SJ" if c == "SJ" else c[:-1] for c in cards)
+        if not holds_gouji(seen, self.rules):
+            return
+        del t.claims[seat]
+        t.opened[seat] = False
+        why = f"seat {seat} claimed no 够级 cards, then showed {' '.join(sorted(seen.elements()))}"
+        self._violation("false_claim", seat, at, seq, why, cards)
+        if seat in t.finished:
+            t.finished.remove(seat)
+            t.bottom.append(seat)
+        else:
+            t.assign_bottom(seat)
 
     def _jiefeng(self, ev: Event, t: Table) -> None:
         """接风 on a 底牌: the claimant leads (16tiao), or it is his pass (abqu)."""
@@ -395,28 +428,34 @@ class GoujiReferee:
         self._note(ev, "blocked", seat=seat, by=blocker)
 
     def _play(self, ev: Event) -> None:
+        cards = self._judge_play(ev)
+        if cards is not None:  # every set shown proves what the hand held (bie3 claims)
+            self._check_claim(ev["seat"], ev.get("seq", -1), cards)
+
+    def _judge_play(self, ev: Event) -> list[str] | None:
+        """Judge and apply one play; returns its cards when they were on the cloth."""
         t = self._live(ev)
         if t is None:
-            return
+            return None
         seat, seq = ev["seat"], ev.get("seq", -1)
         if not t.in_play(seat):
             self._error(ev, f"seat {seat} is out of the deal and holds no cards")
-            return
+            return None
         try:
             cards = [str(c) for c in parse_cards(ev.get("cards", []))]
         except CardError as e:
             self._error(ev, f"play cards: {e}")
-            return
+            return None
         shape = analyse(cards, self.rules)
         top = t.round.top
         if not isinstance(shape, Shape):
             self._violation("invalid_set", seat, seq, seq, shape, cards)
             if top is not None and seat != top.seat:
                 t.pass_(seat)
-            return
+            return cards
         if shape.count > t.counts[seat]:
             self._error(ev, f"seat {seat} played {shape.count} cards but holds {t.counts[seat]}")
-            return
+            return None
         verdict = t.judge(seat, shape)
         if verdict.rule is not None:
             self._violation(verdict.rule, seat, seq, seq, verdict.why, cards)
@@ -429,7 +468,7 @@ class GoujiReferee:
                 t.assign_bottom(seat)
             elif verdict.kind in ("answer", "burn", "kill") and verdict.rule != "out_of_turn":
                 t.pass_(seat)
-            return
+            return cards
         if verdict.gap:
             self._note(ev, "needs_referee", seat=seat, why=verdict.gap, cards=cards)
         self._count_seen(ev, cards)
@@ -441,6 +480,7 @@ class GoujiReferee:
             if burn is not None and self.rules.burn.entry_formula:
                 self._check_entry(burn, seat, seq)
             self._note(ev, "place", seat=seat, place=len(t.finished))
+        return cards
 
     def _count_seen(self, ev: Event, cards: list[str]) -> None:
         """Four decks hold 4 copies of each face (216 cards): more is a misread (§4.1)."""

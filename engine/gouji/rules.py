@@ -84,6 +84,7 @@ class KaidianRules:
     window: int  # closes once this many players went out
     close_on_duitou_out: bool  # dianshao: no 开点 once one's 对头 is out
     mingdian: bool  # tv-bie3: 明点 may be declared before the first round
+    auto_open_claim: bool  # bie3: a seat without 够级 cards opens automatically by claiming so
 
 
 @dataclass(frozen=True, slots=True)

@@ -38,6 +38,7 @@ class _Sim:
         self.inject_left = inject
         self.injected: list[dict[str, Any]] = []
         self.legal_violations: list[dict[str, Any]] = []
+        self.claim: tuple[int, int, Counter[str]] | None = None
         cards = deck(4)
         self.rng.shuffle(cards)
         self.hands: list[list[Card]] = [cards[i * 36 : (i + 1) * 36] for i in range(SEATS)]
@@ -61,6 +62,7 @@ class _Sim:
         """Emit a play; remove the cards when the referee accepted it. Returns accepted."""
         seq = len(self.events)
         prev_top = self.table.round.top
+        self._track_claim(seat, cards, seq)
         rulings = self.emit(
             "play",
             seat=seat,
@@ -68,7 +70,9 @@ class _Sim:
             evidence=f"sim-frame-{seq}",
             confidence=1.0,
         )
-        flagged = [r for r in rulings if r.get("type") == "violation"]
+        flagged = [
+            r for r in rulings if r.get("type") == "violation" and r["rule"] != "false_claim"
+        ]
         if legal and flagged:
             self.legal_violations.extend(flagged)
         if flagged:
@@ -79,6 +83,27 @@ class _Sim:
         if t is not None and prev_top is not None and prev_top.seat != seat and not t.over:
             self._maybe_blocked(prev_top.seat)
         return True
+
+    def false_claim(self) -> None:
+        """bie3, with injections: a seat claims 「没有任意够级牌」 though it holds some; the
+        claim is proven false by the first of its sets that shows 够级 material (L248)."""
+        seat = self.rng.randrange(SEATS)
+        self.claim = (seat, len(self.events), Counter())
+        self.emit("button", seat=seat, what="no_gouji")
+
+    def _track_claim(self, seat: int, cards: list[Card], seq: int) -> None:
+        """Independent of the engine: a joker, a 2, 2 A, 2 K, 3 Q, 4 J or 5 10s seen."""
+        if self.claim is None or self.claim[0] != seat:
+            return
+        _, at, seen = self.claim
+        seen.update(c.rank for c in cards)
+        need = {"A": 2, "K": 2, "Q": 3, "J": 4, "10": 5}
+        if seen["BJ"] or seen["SJ"] or seen["2"] or any(seen[r] >= n for r, n in need.items()):
+            self.injected.append(
+                {"rule": "false_claim", "seat": seat, "at_seq": at, "proven_by_seq": seq}
+            )
+            self.claim = None
+            self.inject_left -= 1
 
     def _maybe_blocked(self, seat: int) -> None:
         hand = self.hands[seat]
@@ -325,7 +350,7 @@ class _Sim:
         seq = len(self.events)
         if self.play(who, cards, legal=False):
             raise AssertionError(f"injected {rule} at seq {seq} was accepted")
-        self.injected.append({"rule": rule, "seat": who, "at_seq": seq})
+        self.injected.append({"rule": rule, "seat": who, "at_seq": seq, "proven_by_seq": seq})
         self.inject_left -= 1
         return True
 
@@ -343,6 +368,8 @@ class _Sim:
         self.emit("hand_start", hand=1, banker=leader, level="-")
         if self.rules.bie3.enabled:
             self.buy_threes()
+        if self.rules.kaidian.auto_open_claim and self.inject_left > 0 and self.rng.random() < 0.5:
+            self.false_claim()
         if self.rules.kaidian.mingdian and self.rng.random() < 0.4:
             self.emit("button", seat=self.rng.randrange(SEATS), what="mingdian")
         after = [sorted(map(str, h)) for h in self.hands]

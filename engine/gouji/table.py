@@ -10,6 +10,7 @@ seat s is s + 3.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 
 from engine.gouji.plays import Shape, beats_shape, gap, gouji_shape, opens_point
@@ -116,6 +117,7 @@ class Table:
         self.gousiji: dict[int, int] = {}  # seat → unanswerable 够级 sets left
         self.void = False  # the deal is void (two 革命, or a redeal)
         self.jiefeng_claim: int | None = None  # 16tiao: who asked to lead after a 底牌
+        self.claims: dict[int, tuple[int, Counter[str]]] = {}  # bie3 无够级: seat → (seq, seen)
         self.penalties: list[tuple[int, int, str]] = []  # (seat, points, what) entered fouls
 
     # --- derived state -------------------------------------------------------------------

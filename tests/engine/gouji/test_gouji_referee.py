@@ -580,3 +580,28 @@ def test_bad_corrections_are_errors_and_a_delete_rejudges() -> None:
     d.ev("correction", ref=bad, delete=True, by="ref1", why="not a play: a hand over the cloth")
     assert d.ref.violations == [] and d.t.round.top.seat == 0
     assert any("999" in e["problem"] for e in d.ref.errors)  # kept across the re-judging
+
+
+def test_bie3_no_gouji_claim_is_proven_false_only_by_the_cards() -> None:
+    # 「若一局中某人手中没有任意够级牌」「则可以判定该人自动开点」(L248);
+    # 「一旦被发现，直接判定为“大落“」(L248)
+    d = Deal("gouji-bie3", counts={1: 4})
+    claim = d.seq
+    d.ev("button", seat=1, what="no_gouji")
+    assert d.t.opened[1]
+    d.play(0, "5S")
+    d.play(1, "KS")  # one K: no proof yet
+    d.passes(2, 3, 4, 5, 0)
+    assert d.ref.violations == []
+    d.play(1, "KH")  # a second K: the hand held 2 K, a 够级 set
+    [v] = d.ref.violations
+    assert (v["rule"], v["at_seq"], v["proven_by_seq"]) == ("false_claim", claim, d.seq - 1)
+    assert d.t.bottom == [1] and not d.t.opened[1]
+    # an honest claim is never flagged: the seat goes out showing nothing 够级
+    h = Deal("gouji-bie3", counts={1: 3})
+    h.ev("button", seat=1, what="no_gouji")
+    h.play(0, "5S")
+    h.play(1, "9S")
+    h.passes(2, 3, 4, 5, 0)
+    h.play(1, "3S 3H")
+    assert h.ref.violations == [] and h.t.finished == [1] and h.t.opened[1]
