@@ -47,12 +47,15 @@ LOC_CROP = 192  # localiser trains on square crops of the downscaled scene
 
 
 def scene_paths(data: Path) -> tuple[list[Path], list[Path]]:
-    """(train, validation) scene images of a dataset folder."""
-    paths = sorted(data.glob("scene_*.jpg"))
+    """(train, validation) scene images of a dataset folder: every 25th scene validates.
+
+    Scenes still being written (no labels yet) are left out, so training may start while
+    the generator runs and pick up more scenes when the localiser phase begins."""
+    paths = [p for p in sorted(data.glob("scene_*.jpg")) if p.with_suffix(".json").exists()]
     if not paths:
         raise SystemExit(f"error: no scene_*.jpg in {data} (run python -m vision.synth.dataset)")
-    n_val = max(1, len(paths) // 25)
-    return paths[:-n_val], paths[-n_val:]
+    val = [p for p in paths if int(p.stem.split("_")[1]) % 25 == 0]
+    return [p for p in paths if p not in set(val)], val
 
 
 def _labels(p: Path) -> dict[str, Any]:
@@ -313,21 +316,34 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cls-minutes", type=float, default=12)
     ap.add_argument("--loc-minutes", type=float, default=30)
     ap.add_argument("--cls-scenes", type=int, default=3000, help="scenes mined for crops")
+    ap.add_argument("--ckpt", type=Path, default=Path("artifacts/train"), help="checkpoints")
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--export-only", action="store_true", help="export the checkpoints")
     ap.add_argument("--workers", type=int, default=1, help="data-loading processes")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     torch.set_num_threads(args.threads)
     t0 = time.monotonic()
+    if args.export_only:
+        cls, loc = ClsNet(), LocNet()
+        cls.load_state_dict(torch.load(args.ckpt / "cls.pt"))
+        loc.load_state_dict(torch.load(args.ckpt / "loc.pt"))
+        export(loc, cls, args.out)
+        return 0
     train, val = scene_paths(args.data)
     print(f"{len(train)} training scenes, {len(val)} validation scenes in {args.data}")
     bank = crop_bank(train[: args.cls_scenes], args.seed, "train")
-    vbank = crop_bank(val, args.seed + 1, "validation")
+    vbank = crop_bank(val[:60], args.seed + 1, "validation")
     print(f"classifier samples: {len(bank[1])} train, {len(vbank[1])} validation")
     cls = train_cls(bank, vbank, args.cls_minutes, args.seed)
     del bank
-    loc = train_loc(train, val, args.loc_minutes, args.seed, args.workers)
+    args.ckpt.mkdir(parents=True, exist_ok=True)
+    torch.save(cls.state_dict(), args.ckpt / "cls.pt")
+    train, val = scene_paths(args.data)
+    print(f"localiser: {len(train)} training scenes, {len(val)} validation scenes")
+    loc = train_loc(train, val[:60], args.loc_minutes, args.seed, args.workers)
+    torch.save(loc.state_dict(), args.ckpt / "loc.pt")
     export(loc, cls, args.out)
     print(f"total wall time {(time.monotonic() - t0) / 60:.1f} min")
     return 0
