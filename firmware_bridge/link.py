@@ -96,6 +96,7 @@ class LinkStats:
     handshakes: int = 0
     reconnects: int = 0
     board_overflow: int = 0
+    board_bad_frames: int = 0  # frames the board rejected since it booted
     board_pending: int = 0
     last_error: str = ""
     board: dict[str, Any] = field(default_factory=dict)
@@ -359,6 +360,7 @@ class SeatLink:
         elif isinstance(msg, Heartbeat):
             self.stats.board_pending = msg.pending
             self.stats.board_overflow = msg.overflow
+            self.stats.board_bad_frames = msg.bad_frames
         elif isinstance(msg, Error):
             self.stats.board_errors += 1
             self.stats.last_error = f"board error {msg.code} on seq {msg.ref_seq}: {msg.text}"

@@ -12,6 +12,7 @@ from __future__ import annotations
 import binascii
 import logging
 import struct
+import time
 from collections import Counter
 from dataclasses import dataclass, field
 from enum import IntEnum
@@ -25,6 +26,7 @@ PROTOCOL_MINOR = 0
 HEADER = struct.Struct(">BBH")  # version, type, seq
 MAX_BODY = 64  # largest body any v1 message needs; longer frames are noise
 MAX_ENCODED = MAX_BODY + 2 + 2  # COBS adds at most one byte per 254, plus the CRC
+LOG_WINDOW_S, LOG_PER_WINDOW = 10.0, 20
 
 
 class MsgType(IntEnum):
@@ -120,6 +122,9 @@ class FrameDecoder:
     offset: int = 0
     _buf: bytearray = field(default_factory=bytearray)
     _overflow: bool = False
+    _window: float = float("-inf")
+    _logged: int = 0
+    _suppressed: int = 0
 
     def feed(self, data: bytes) -> list[Frame]:
         out: list[Frame] = []
@@ -162,6 +167,15 @@ class FrameDecoder:
 
     def _reject(self, reason: str, text: str) -> None:
         self.errors[reason] += 1
+        now = time.monotonic()
+        if now - self._window >= LOG_WINDOW_S:
+            if self._suppressed:
+                log.warning("%s: %d more rejected frames not logged", self.name, self._suppressed)
+            self._window, self._logged, self._suppressed = now, 0, 0
+        if self._logged >= LOG_PER_WINDOW:  # a noisy cable must not flood the log
+            self._suppressed += 1
+            return
+        self._logged += 1
         log.warning("%s: frame rejected ending at stream byte %d: %s", self.name, self.offset, text)
 
 
@@ -215,13 +229,19 @@ class HelloAck:
 
 @dataclass(frozen=True)
 class Heartbeat:
+    """Sign of life; the board's also says how many presses wait, how many were lost to a
+    full queue, and how many frames it rejected (the host→board half of cable health)."""
+
     ms: int
     pending: int = 0
     overflow: int = 0
-    LAYOUT = struct.Struct(">IBH")
+    bad_frames: int = 0
+    LAYOUT = struct.Struct(">IBHH")
 
     def pack(self) -> bytes:
-        return self.LAYOUT.pack(self.ms & 0xFFFFFFFF, self.pending, self.overflow)
+        return self.LAYOUT.pack(
+            self.ms & 0xFFFFFFFF, self.pending, self.overflow & 0xFFFF, self.bad_frames & 0xFFFF
+        )
 
 
 @dataclass(frozen=True)

@@ -369,7 +369,11 @@ class VirtualBoard:
             return
         if now - self._last_hb >= t.heartbeat:
             self._last_hb = now
-            self._send(Heartbeat(self._ms(), len(self._queue), self.overflow & 0xFFFF))
+            self._send(
+                Heartbeat(
+                    self._ms(), len(self._queue), self.overflow, sum(self._decoder.errors.values())
+                )
+            )
         if self._queue:
             head = self._queue[0]
             if head.sent is None or now - head.sent >= t.resend:

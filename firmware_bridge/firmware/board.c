@@ -279,11 +279,12 @@ void board_poll(void)
         return;
     }
     if (now - b.last_hb >= HEARTBEAT_MS) {
-        uint8_t pl[7];
+        uint8_t pl[9];
         b.last_hb = now;
         put32(pl, now);
         pl[4] = b.q_len;
         put16(pl + 5, b.overflow);
+        put16(pl + 7, b.dec.bad);
         send(MSG_HEARTBEAT, next_seq(), pl, sizeof pl);
     }
     if (b.q_len && (!b.head_sent_valid || now - b.head_sent >= RESEND_MS))

@@ -75,6 +75,9 @@ def test_every_press_exactly_once(
         out = board.outputs()
         assert out.leds == list(STATE.leds) and out.alarm == 1
         assert out.buzzes == 1  # resends of the same state never buzz twice
+        if "corrupt" in fault:  # both halves of cable health reach the health page
+            assert sum(link.stats.bad_frames.values()) > 0
+            assert link.wait_for(lambda: link.stats.board_bad_frames > 0, WAIT)
     fault_name = next(iter(fault))
     assert board.wire[fault_name] > 0  # the fault really happened
 

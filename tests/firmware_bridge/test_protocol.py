@@ -80,6 +80,13 @@ def test_decoder_rejects_bad_crc_and_says_where(caplog: pytest.LogCaptureFixture
     assert "ttyTEST" in caplog.text and "bad CRC" in caplog.text and "stream byte" in caplog.text
 
 
+def test_a_noisy_cable_does_not_flood_the_log(caplog: pytest.LogCaptureFixture) -> None:
+    dec = FrameDecoder()
+    dec.feed(b"\x05\x01\x00" * 500)
+    assert dec.errors["cobs"] + dec.errors["short"] == 500
+    assert 0 < len(caplog.records) <= 20
+
+
 def test_oversize_frames_are_dropped_without_unbounded_buffering() -> None:
     dec = FrameDecoder()
     assert dec.feed(b"\x01" * 10_000 + b"\x00") == []
