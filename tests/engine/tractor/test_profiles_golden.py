@@ -378,3 +378,45 @@ def test_every_profile_loads_and_cites(pid: str) -> None:
 def test_level_outside_the_ladder_is_a_clear_error() -> None:
     with pytest.raises(ValueError, match="level '3' is not on profile community-10ka's ladder"):
         level_outcome(40, Rules.load("community-10ka"), "3")
+
+
+# Profiles whose sheets state no level table: the table is standard's and marked inherited,
+# and the numbers the sheet does state are checked here.
+SILENT_TABLES = {
+    "cmec-nj-2013": "双升比赛规则(5.10.K打法): the text breaks off after the glossary",
+    "national-shuangsheng": "升级（双升）竞赛规则: the scraper deleted the tables",
+    "four-deck": "拖拉机四副牌比赛规则: only the wrong-bury clause has numbers",
+    "online-juese": "升级角色版: partial copy",
+    "tractor-from-a": "拖拉机（两副牌）比赛规则: the file ends inside it",
+    "cyclic-eat": "扑克牌八十分竞赛规则: only 结站 (unclear)",
+    "gap-tractor": "拖拉机（升级）比赛细则: no table",
+    "bianfeng-online": "边锋 glossary: no table",
+    "chaodipi-h5-glossary": "炒地皮 glossary: no table",
+}
+
+
+@pytest.mark.parametrize("pid", sorted(SILENT_TABLES))
+def test_silent_sheets_inherit_the_table(pid: str) -> None:
+    assert SILENT_TABLES[pid]
+    rules = Rules.load(pid)
+    assert "advance.bands" in rules.inherited
+    assert rules.bands == Rules.load("standard").bands
+
+
+def test_sheet_numbers_of_silent_profiles() -> None:
+    # four-deck: 则对方先加160分; 打四副牌 (hand 52 by arithmetic)
+    four = Rules.load("four-deck")
+    assert (four.decks, four.hand, four.bottom) == (4, 52, 8)
+    assert four.penalty("wrong_bury_count").points == 160
+    # tractor-from-a: 比赛从打A开始不断升级
+    assert Rules.load("tractor-from-a").start == "A"
+    # cyclic-eat: 违规出牌，降三级 / 每一张降或增10分，降分降到0分为止
+    cyc = Rules.load("cyclic-eat")
+    assert cyc.penalty("revoke").levels == 3
+    assert (cyc.throw.penalty.per_card, cyc.throw.penalty.floor0) == (10, True)
+    # cmec-nj-2013: 2副牌，共108张 / 发牌每人25张，底牌8张
+    cmec = Rules.load("cmec-nj-2013")
+    assert (cmec.decks, cmec.hand, cmec.bottom) == (2, 25, 8)
+    # chaodipi-h5-glossary: 红桃5永远是主牌; national-shuangsheng: 黑>红>梅>方
+    assert Rules.load("chaodipi-h5-glossary").perm_trumps == ("5H",)
+    assert Rules.load("national-shuangsheng").declare.ladder[:4] == ("D", "C", "H", "S")
