@@ -1,8 +1,9 @@
 """Gouji bench: simulate deals for every profile, then judge each record with a fresh referee.
 
-Prints per profile: deals, events, violations injected / flagged / missed / false (a false one is
-any ruling the truth does not list, on legal and injected deals alike), burns, 憋3 blocks and
-串三户 seen, and in total deals/s and events/s judged (simulating excluded).
+Prints per profile: deals, events, violations injected / flagged / missed / false (matched on
+rule, seat, the seq where it happened and the seq that proves it; a false one is any violation
+the truth does not list, on legal and injected deals alike), burns, 憋3 blocks and 串三户
+seen, and in total deals/s and events/s judged (simulating excluded).
 
     .venv/bin/python bench/bench_gouji.py [--deals 60] [--inject 4]
 """
@@ -49,8 +50,9 @@ def main() -> int:
             t0 = time.perf_counter()
             ref = judge(pid, events)
             total_judge += time.perf_counter() - t0
-            want = {(v["rule"], v["seat"], v["at_seq"]) for v in truth["violations"]}
-            got = {(v["rule"], v["seat"], v["at_seq"]) for v in ref.violations}
+            key = ("rule", "seat", "at_seq", "proven_by_seq")
+            want = {tuple(v[k] for k in key) for v in truth["violations"]}
+            got = {tuple(v[k] for k in key) for v in ref.violations}
             hand = ref.report()["hands"][0]
             row["deals"] += 1
             row["events"] += len(events)
