@@ -397,7 +397,6 @@ class _Sim:
     def step(self) -> None:
         """One lead, then the answers until the set stands."""
         t = self.table
-        lead = t.entitled_leader()
         for s in range(SEATS):
             if t.in_play(s) and self.try_inject(s, "lead"):
                 break
