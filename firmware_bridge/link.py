@@ -94,7 +94,8 @@ class LinkStats:
     state_sends: int = 0
     state_resends: int = 0
     handshakes: int = 0
-    reconnects: int = 0
+    reconnects: int = 0  # port closed and opened again (unplug, no answer)
+    silences: int = 0  # board quiet for lost_after: handshake again on the same port
     board_overflow: int = 0
     board_bad_frames: int = 0  # frames the board rejected since it booted
     board_pending: int = 0
@@ -220,6 +221,10 @@ class SeatLink:
                 log.error("%s: %s", self.url, exc)
                 self._close(str(exc), state="refused")
                 self._stop.wait(5.0)  # someone may reflash it; try again slowly
+            except Exception as exc:  # a bug here must not end the link for the whole match
+                log.exception("%s: link failure", self.url)
+                self._close(f"internal error: {exc!r}")
+                self._stop.wait(1.0)
 
     def _open(self) -> None:
         self._set("opening")
@@ -244,8 +249,9 @@ class SeatLink:
                 self.stats.last_error = why
             self._changed.notify_all()
         if port is not None:
-            self.stats.reconnects += 1
-            log.warning("%s: link down (%s)", self.url, why)
+            if not self._stop.is_set():
+                self.stats.reconnects += 1
+                log.warning("%s: link down (%s)", self.url, why)
             with contextlib.suppress(serial.SerialException, OSError):
                 port.close()
 
@@ -322,6 +328,7 @@ class SeatLink:
             with self._lock:
                 self._session = False
                 self.stats.state = "handshake"
+                self.stats.silences += 1
                 self.stats.last_error = f"no frame from the board for {t.lost_after:.1f} s"
                 self._changed.notify_all()
             log.warning("%s: board silent, handshaking again", self.url)

@@ -248,3 +248,30 @@ def test_prefer_by_id_names_the_stable_link(tmp_path: Path) -> None:
     assert prefer_by_id(str(dev), by_id) == str(by_id / "usb-1a86_USB_Serial-if00-port0")
     assert prefer_by_id(str(tmp_path / "ttyACM0"), by_id) == str(tmp_path / "ttyACM0")
     assert prefer_by_id("virtualseat://x", by_id) == "virtualseat://x"
+
+
+def test_a_failing_consumer_or_internal_bug_does_not_end_the_link(
+    make_board: Callable[..., virtual.VirtualBoard],
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    board = make_board()
+    real_pump = SeatLink._pump
+    calls = {"n": 0}
+
+    def buggy_pump(self: SeatLink) -> None:  # fault injection: one unexpected exception
+        calls["n"] += 1
+        if calls["n"] == 5:
+            raise RuntimeError("injected bug")
+        real_pump(self)
+
+    def bad_consumer(ev: ButtonEvent) -> None:
+        raise ValueError("consumer bug")
+
+    monkeypatch.setattr(SeatLink, "_pump", buggy_pump)
+    with SeatLink(f"virtualseat://{board.name}", on_event=bad_consumer) as link:
+        assert link.wait_for(lambda: calls["n"] > 5 and link.stats.state == "connected", WAIT)
+        p = board.press(0, 1)
+        assert ids(collect(link, 1)) == [p]
+        assert "injected bug" in link.stats.last_error or link.stats.handshakes >= 2
+    assert "link failure" in caplog.text and "event handler failed" in caplog.text
