@@ -82,8 +82,9 @@ static void journal_load(void)
     b.q_len = 0;
     for (uint8_t s = 0; s < QUEUE_LEN; s++) {
         hal_eeprom_read(slot_addr(s), &p, SLOT_SIZE);
-        if (p.valid != SLOT_VALID || p.seat >= MAX_SEATS)
-            continue;
+        if (p.valid != SLOT_VALID || p.seat >= MAX_SEATS || p.button >= BUTTONS_PER_SEAT ||
+            (p.kind != PRESS_SHORT && p.kind != PRESS_LONG))
+            continue; /* never replay a slot that worn or half-written EEPROM garbled */
         uint8_t i = b.q_len++;
         while (i > 0 && (b.q[i - 1].boot > p.boot ||
                          (b.q[i - 1].boot == p.boot && b.q[i - 1].seq > p.seq))) {
