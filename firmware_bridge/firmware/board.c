@@ -155,7 +155,10 @@ uint8_t board_press(uint8_t seat, uint8_t button, uint8_t kind, uint32_t ms)
     p->kind = kind;
     p->ms = ms;
     b.q_len++;
-    hal_eeprom_write(slot_addr(slot), p, SLOT_SIZE);
+    /* The press first, the valid mark last: a power cut mid-write leaves an invalid slot. */
+    hal_eeprom_write((uint16_t)(slot_addr(slot) + 1), (const uint8_t *)p + 1,
+                     (uint8_t)(SLOT_SIZE - 1));
+    hal_eeprom_write(slot_addr(slot), &p->valid, 1);
     return 1;
 }
 
