@@ -238,6 +238,27 @@ def media(tid: str | None = None, ident: str = "") -> Any:
     return send_file(path, max_age=3600)
 
 
+@bp.get("/tables/<tid>/export")
+def export(tid: str) -> Any:
+    """The table's latest match (or ``?hand=H`` of it) as a verifiable evidence bundle."""
+    import io
+    import tempfile
+
+    from tablescan.store.export import export_bundle
+
+    hand = request.args.get("hand", type=int)
+    with tempfile.TemporaryDirectory() as tmp:
+        out = f"{tmp}/bundle.zip"
+        try:
+            export_bundle(_store(), tid, out, hand=hand)
+        except StoreError as e:
+            return _bad(str(e), 404)
+        with open(out, "rb") as f:
+            data = io.BytesIO(f.read())
+    name = f"{tid}{f'-hand{hand}' if hand else ''}-evidence.zip"
+    return send_file(data, mimetype="application/zip", as_attachment=True, download_name=name)
+
+
 @bp.get("/health")
 def health() -> Any:
     return jsonify(health_report())

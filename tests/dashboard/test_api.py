@@ -4,6 +4,7 @@ engine and chained in the store with who and when, and the SSE stream with resum
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -252,3 +253,18 @@ def test_referee_enters_a_violation_the_camera_cannot_see(client: tuple[FlaskCli
         ).status_code
         == 400
     )
+
+
+def test_export_downloads_a_bundle_that_verifies(
+    client: tuple[FlaskClient, str], tmp_path: Path
+) -> None:
+    from tablescan.store.verify import verify_bundle
+
+    c, _ = client
+    resp = c.get("/api/tables/t1/export?hand=1")
+    assert resp.status_code == 200 and resp.mimetype == "application/zip"
+    assert "t1-hand1-evidence.zip" in resp.headers["Content-Disposition"]
+    (tmp_path / "b.zip").write_bytes(resp.data)
+    report = verify_bundle(tmp_path / "b.zip")
+    assert report.ok and report.rows >= 60, report.summary()
+    assert c.get("/api/tables/t1/export?hand=7").status_code == 404

@@ -153,3 +153,7 @@ def test_odd_table_ids_are_refused_not_followed(live: Flask) -> None:
     for tid in ("..", ".hidden", "x" * 65):
         resp = client.get(f"/api/tables/{tid}/frame.jpg")
         assert resp.status_code == 404 and "table id" in resp.get_json()["error"]
+
+
+def test_export_needs_a_session(live: Flask) -> None:
+    assert live.test_client().get("/api/tables/t1/export").status_code == 401
