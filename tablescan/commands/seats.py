@@ -31,6 +31,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--leds", help="LED modes per seat, e.g. 1,0,2,0 (0 off 1 on 2 blink 3 fast)")
     p.add_argument("--count", type=int, help="stop after this many presses")
     p.add_argument("--duration", type=float, help="stop after this many seconds")
+    p.epilog = "exit status: 0 ok, 1 no board answered, 3 board refused (old firmware)"
     p.set_defaults(func=run)
 
 
@@ -58,9 +59,10 @@ def run(args: argparse.Namespace) -> int:
             while args.count is None or seen < args.count:
                 if deadline is not None and time.monotonic() >= deadline:
                     break
-                if link.stats.state != state:
-                    state = link.stats.state
-                    print(f"link: {state} {link.stats.last_error}".rstrip(), file=sys.stderr)
+                now = f"{link.stats.state} {link.stats.last_error}".rstrip()
+                if now != state:
+                    state = now
+                    print(f"link: {state}", file=sys.stderr)
                 try:
                     ev = link.events.get(timeout=0.1)
                 except Exception:
@@ -75,4 +77,6 @@ def run(args: argparse.Namespace) -> int:
             applied = link.wait_state_applied(timeout=2.0)
             print(f"leds: {'applied' if applied else 'not confirmed'}", file=sys.stderr)
         print(f"link stats: {json.dumps(link.stats.as_dict())}", file=sys.stderr)
-        return 3 if link.stats.state == "refused" else 0
+        if link.stats.state == "refused":
+            return 3
+        return 0 if link.stats.handshakes else 1  # never reached a board

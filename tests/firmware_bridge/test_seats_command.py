@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -47,3 +48,11 @@ def test_seats_rejects_bad_leds(make_board: Callable[..., virtual.VirtualBoard])
     board = make_board(seats=4)
     with pytest.raises(SystemExit, match="3 modes for 4 seats"):
         main(["seats", "--port", f"virtualseat://{board.name}", "--leds", "0,1,0"])
+
+
+def test_seats_says_when_no_board_answers(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rc = main(["seats", "--port", str(tmp_path / "ttyUSB9"), "--duration", "0.5"])
+    assert rc == 1
+    assert "could not open port" in capsys.readouterr().err
