@@ -75,7 +75,9 @@ def table_view(
     """The referee screens' JSON: the engine's ``state()`` under ``engine_state`` plus the
     per-seat arrangement the pages draw (``/api/tables/<id>/state`` adds the full ``report``;
     the SSE stream leaves it out to stay small as a match grows)."""
-    match = next((e for e in events if e["type"] == "match_start"), None)
+    starts = [i for i, e in enumerate(events) if e["type"] == "match_start"]
+    events = events[starts[-1] :] if starts else events  # a table's latest match only
+    match = events[0] if starts else None
     view: dict[str, Any] = {
         "id": table,
         "seq": events[-1]["seq"] if events else None,

@@ -268,3 +268,15 @@ def test_export_downloads_a_bundle_that_verifies(
     report = verify_bundle(tmp_path / "b.zip")
     assert report.ok and report.rows >= 60, report.summary()
     assert c.get("/api/tables/t1/export?hand=7").status_code == 404
+
+
+def test_a_second_match_on_a_table_starts_a_fresh_view(app: Flask, hub: Hub, clock: Clock) -> None:
+    first = match_record()
+    feed(hub, "t1", first, clock)
+    second = match_record(seed=4)
+    offset = first[-1]["seq"] + 1
+    feed(hub, "t1", [{**e, "seq": e["seq"] + offset} for e in second[:12]], clock)
+    v = hub.tables["t1"].view
+    assert v["hand"] == 1 and v["seq"] == offset + 11
+    assert all(p["seq"] >= offset for p in v["plays"])
+    assert all(x["at_seq"] >= offset for x in v["violations"])
