@@ -18,7 +18,7 @@ from engine.gouji.plays import Shape, analyse, holds_gouji
 from engine.gouji.rules import Rules
 from engine.gouji.scoring import PLACE_NAMES, Outcome, score
 from engine.gouji.table import SEATS, Burn, Table, entry_formula
-from engine.record import apply_corrections, correction_problem
+from engine.record import apply_corrections, correction_problem, event_types
 
 Event = dict[str, Any]
 COPIES = 4  # of each face in the four decks (「共216张牌」 L247)
@@ -143,6 +143,10 @@ class GoujiReferee:
     # --- dispatch ------------------------------------------------------------------------------
     def _correction_problem(self, correction: Event) -> str | None:
         target = next((e for e in self.events if e["seq"] == correction.get("ref")), None)
+        if target is not None and target.get("type") not in event_types():
+            return (
+                f"correction {correction['seq']}: event {correction.get('ref')} has no known type"
+            )
         return correction_problem(correction, target)
 
     def _replay(self) -> None:
