@@ -10,6 +10,7 @@ play and of the event that proves it and their evidence ids. An illegal set is w
 
 from __future__ import annotations
 
+import logging
 from collections import Counter
 from typing import Any
 
@@ -20,6 +21,7 @@ from engine.gouji.scoring import PLACE_NAMES, Outcome, score
 from engine.gouji.table import SEATS, Burn, Table, entry_formula
 from engine.record import apply_corrections, correction_problem, event_types
 
+log = logging.getLogger(__name__)
 Event = dict[str, Any]
 COPIES = 4  # of each face in the four decks (「共216张牌」 L247)
 REPORT_AT = 10  # 报户 at 10 cards or fewer (C15)
@@ -75,10 +77,8 @@ class GoujiReferee:
         """Judge one event; returns the rulings it produced. A correction re-judges the whole
         record with the corrected event, and returns the rulings that changed."""
         if not isinstance(event.get("seq"), int):
-            e = {"type": "error", "at_seq": None, "seq": None, "problem": "event without a seq"}
-            self.errors.append(e)
-            self.rulings.append(e)
-            return [e]
+            self._error(event, "event without a seq")
+            return self.rulings[-1:]
         self.events.append(event)
         if event.get("type") == "correction":
             problem = self._correction_problem(event)
@@ -188,6 +188,7 @@ class GoujiReferee:
 
     def _error(self, ev: Event, problem: str) -> None:
         e = {"type": "error", "at_seq": ev.get("seq"), "seq": ev.get("seq"), "problem": problem}
+        log.warning("gouji record seq %s: %s", ev.get("seq"), problem)
         self.errors.append(e)
         self.rulings.append(e)
 

@@ -322,7 +322,7 @@ def test_invalid_set_mixed_ranks() -> None:
     assert d.rules_flagged() == [("invalid_set", 0, d.seq - 1)]
 
 
-def test_record_errors_are_named_and_the_rest_is_judged() -> None:
+def test_record_errors_are_named_and_the_rest_is_judged(caplog: pytest.LogCaptureFixture) -> None:
     ref = GoujiReferee(Rules.load("gouji-core"))
     out = ref.feed({"v": 1, "seq": 0, "t": 0.0, "type": "play", "seat": 0, "cards": ["5S"]})
     assert out[0]["type"] == "error" and "before any hand_start" in out[0]["problem"]
@@ -336,6 +336,7 @@ def test_record_errors_are_named_and_the_rest_is_judged() -> None:
     d.seq += 1
     d.play(0, "5S")
     assert d.t.finished == [0] and d.ref.violations == []
+    assert "seat 9: expected 0–5" in caplog.text  # logged as well as counted
 
 
 def test_correction_rejudges_deterministically() -> None:
