@@ -85,6 +85,7 @@ class KaidianRules:
     close_on_duitou_out: bool  # dianshao: no 开点 once one's 对头 is out
     mingdian: bool  # tv-bie3: 明点 may be declared before the first round
     auto_open_claim: bool  # bie3: a seat without 够级 cards opens automatically by claiming so
+    burn_sets_open: bool  # tiaozhan: a burning set that stands opens nothing for the burner
 
 
 @dataclass(frozen=True, slots=True)

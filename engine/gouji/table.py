@@ -308,6 +308,7 @@ class Table:
             self.burning.pop(s, None)  # 「第一把烧死,未被解烧或反烧」: success, duty done (L237)
         if (
             self.in_play(s)
+            and (top.kind != "burn" or self.rules.kaidian.burn_sets_open)
             and self.window_open(s)
             and not self.forfeit[s]
             and opens_point(top.shape, self.rules)

@@ -606,3 +606,14 @@ def test_bie3_no_gouji_claim_is_proven_false_only_by_the_cards() -> None:
     h.passes(2, 3, 4, 5, 0)
     h.play(1, "3S 3H")
     assert h.ref.violations == [] and h.t.finished == [1] and h.t.opened[1]
+
+
+def test_tiaozhan_a_burning_set_opens_nothing() -> None:
+    # 「同伙帮助烧牌时的够级牌不算自己的开点牌」(L232) (interp.)
+    for pid, opens in (("gouji-tiaozhan", False), ("gouji-core", True)):
+        d = Deal(pid)
+        d.play(0, "KS KH")
+        d.play(2, "AS AH")  # seat 2 burns its teammate's 够级 set
+        d.passes(5)
+        d.play(2, "SJ 5S")  # the burning set stood (joker duty kept); core: 开点
+        assert d.ref.violations == [] and d.t.opened[2] is opens, pid
