@@ -21,7 +21,7 @@ import json
 import logging
 import math
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import cv2
@@ -251,6 +251,20 @@ def group_cards(
     return out
 
 
+def _thresholds_of(session: object) -> Thresholds:
+    """Thresholds stored in the model's metadata by ``models.calibrate`` (else defaults)."""
+    meta = session.get_modelmeta().custom_metadata_map  # type: ignore[attr-defined]
+    base = Thresholds()
+    vals: dict[str, float | int] = {}
+    for name in ("index_heat", "back_heat", "card_score"):
+        if name in meta:
+            try:
+                vals[name] = float(meta[name])
+            except ValueError:
+                log.error("model metadata %s=%r is not a number; default kept", name, meta[name])
+    return replace(base, **vals)  # type: ignore[arg-type]
+
+
 class ModelError(RuntimeError):
     """The ONNX model file is missing or is not a card model."""
 
@@ -277,7 +291,7 @@ class CardDetector:
         names = {i.name for i in self._session.get_inputs()}
         if names != {"image", "crops"}:
             raise ModelError(f"model {path}: inputs {sorted(names)}, expected image and crops")
-        self.thresholds = thresholds or Thresholds()
+        self.thresholds = thresholds or _thresholds_of(self._session)
         self._dummy_image = np.zeros((1, 3, LOC_PAD, LOC_PAD), np.float32)
         self._dummy_crops = np.zeros((1, 3, CROP_H, CROP_W), np.float32)
 
