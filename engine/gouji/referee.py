@@ -187,19 +187,19 @@ class GoujiReferee:
         handler(ev)
 
     def _error(self, ev: Event, problem: str) -> None:
-        e = {"type": "error", "at_seq": ev.get("seq"), "seq": ev.get("seq"), "problem": problem}
+        e = {"kind": "error", "at_seq": ev.get("seq"), "seq": ev.get("seq"), "problem": problem}
         log.warning("gouji record seq %s: %s", ev.get("seq"), problem)
         self.errors.append(e)
         self.rulings.append(e)
 
     def _note(self, ev: Event, what: str, **extra: Any) -> None:
-        self.rulings.append({"type": what, "at_seq": ev.get("seq"), **extra})
+        self.rulings.append({"kind": what, "at_seq": ev.get("seq"), **extra})
 
     def _violation(
         self, rule: str, seat: int, at_seq: int, proven_by: int, why: str, cards: list[str]
     ) -> None:
         v = {
-            "type": "violation",
+            "kind": "violation",
             "rule": rule,
             "seat": seat,
             "at_seq": at_seq,
@@ -210,7 +210,7 @@ class GoujiReferee:
                 )
             ),
             "cards": cards,
-            "why": why,
+            "detail": why,
             "penalty": PENALTY.get(rule, ""),
             "hand": self.hand,
         }
@@ -568,4 +568,4 @@ class GoujiReferee:
 
 
 def _key(r: dict[str, Any]) -> tuple[Any, ...]:
-    return (r.get("type"), r.get("rule"), r.get("seat"), r.get("at_seq"), r.get("problem"))
+    return (r.get("kind"), r.get("rule"), r.get("seat"), r.get("at_seq"), r.get("problem"))

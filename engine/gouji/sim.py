@@ -71,7 +71,7 @@ class _Sim:
             confidence=1.0,
         )
         flagged = [
-            r for r in rulings if r.get("type") == "violation" and r["rule"] != "false_claim"
+            r for r in rulings if r.get("kind") == "violation" and r["rule"] != "false_claim"
         ]
         if legal and flagged:
             self.legal_violations.extend(flagged)

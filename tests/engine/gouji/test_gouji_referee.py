@@ -60,7 +60,7 @@ def test_referee_for_picks_the_gouji_referee() -> None:
 def test_lead_out_of_turn_is_void() -> None:
     d = Deal("gouji-core", banker=0)
     seq = d.seq
-    [v] = [r for r in d.play(2, "5S") if r["type"] == "violation"]
+    [v] = [r for r in d.play(2, "5S") if r["kind"] == "violation"]
     assert (v["rule"], v["seat"], v["at_seq"], v["proven_by_seq"]) == ("out_of_turn", 2, seq, seq)
     assert v["evidence"] == [f"f{seq}"] and v["penalty"]
     assert d.t.counts[2] == 36  # 错牌不出: the cards go back
@@ -113,7 +113,7 @@ def test_only_duitou_answers_a_gouji_set_others_burn() -> None:
     d.play(0, "AS AH")  # 2 A: 够级
     assert d.t.restricted() and d.t.may_answer(3) and not d.t.may_answer(1)
     notes = d.play(1, "2S 2H")  # a burn
-    assert any(r["type"] == "burn" for r in notes) and 1 in d.t.burning
+    assert any(r["kind"] == "burn" for r in notes) and 1 in d.t.burning
     assert d.ref.violations == []
 
 
@@ -176,7 +176,7 @@ def test_burn_killed_by_own_duitou_is_void() -> None:
     d.play(0, "AS AH")
     d.play(1, "2S 2H")
     notes = d.play(4, "SJ SJ")
-    assert any(r["type"] == "burn_void" for r in notes)
+    assert any(r["kind"] == "burn_void" for r in notes)
     assert 1 not in d.t.burning and d.t.burns[0].void
 
 
@@ -213,7 +213,7 @@ def test_blocked_on_threes_takes_the_bottom_and_scores() -> None:
     d.play(0, "5S")
     d.play(1, "6S")
     notes = d.ev("show", seat=0, cards=["3S", "3H"], what="liang3")
-    assert [n["type"] for n in notes] == ["blocked"] and notes[0]["by"] == 1
+    assert [n["kind"] for n in notes] == ["blocked"] and notes[0]["by"] == 1
     assert d.t.bottom == [0] and d.t.blocks == [(1, 0, d.seq - 1)]
     # a 亮3 that does not match the count is an error, never a block
     e = Deal("gouji-bie3", counts={0: 3})
@@ -325,7 +325,7 @@ def test_invalid_set_mixed_ranks() -> None:
 def test_record_errors_are_named_and_the_rest_is_judged(caplog: pytest.LogCaptureFixture) -> None:
     ref = GoujiReferee(Rules.load("gouji-core"))
     out = ref.feed({"v": 1, "seq": 0, "t": 0.0, "type": "play", "seat": 0, "cards": ["5S"]})
-    assert out[0]["type"] == "error" and "before any hand_start" in out[0]["problem"]
+    assert out[0]["kind"] == "error" and "before any hand_start" in out[0]["problem"]
     d = Deal("gouji-core", counts={0: 1})
     d.ev("play", seat=0, cards=["5S", "5H"])
     d.ref.feed({"v": 1, "seq": d.seq, "t": 9.0, "type": "play", "seat": 9, "cards": ["5S"]})
@@ -385,7 +385,7 @@ def test_tv_bie3_mingdian_before_the_first_round() -> None:
     d.play(0, "5S")
     d.ev("button", seat=2, what="mingdian")
     assert d.t.mingdian == [1] and "第一轮出牌前" in d.ref.errors[-1]["problem"]
-    assert Deal("gouji-core").ev("button", seat=1, what="mingdian")[0]["type"] == "error"
+    assert Deal("gouji-core").ev("button", seat=1, what="mingdian")[0]["kind"] == "error"
 
 
 def test_tiaozhan_asking_counts_costs_a_point() -> None:
@@ -395,7 +395,7 @@ def test_tiaozhan_asking_counts_costs_a_point() -> None:
     assert d.rules_flagged() == [("asked_count", 4, d.seq - 1)]
     assert d.t.penalties == [(4, -1, "询问张数")]
     c = Deal("gouji-changshi")  # 「十张之内可以报牌」(L10): asking is allowed
-    assert c.ev("button", seat=4, what="ask_count")[0]["type"] == "count_asked"
+    assert c.ev("button", seat=4, what="ask_count")[0]["kind"] == "count_asked"
 
 
 def test_entered_fouls_follow_the_sheets_ladder() -> None:
@@ -415,8 +415,8 @@ def test_kou_by_the_wrong_seat_is_noted_never_a_violation() -> None:
     d = Deal("gouji-kelamayi")
     d.play(0, "5S")
     d.passes(1, 2, 3, 4, 5)
-    assert d.ev("button", seat=1, what="kou")[0]["type"] == "kou_wrong_seat"
-    assert d.ev("button", seat=3, what="kou")[0]["type"] == "kou"
+    assert d.ev("button", seat=1, what="kou")[0]["kind"] == "kou_wrong_seat"
+    assert d.ev("button", seat=3, what="kou")[0]["kind"] == "kou"
     assert d.ref.violations == []
 
 
@@ -444,11 +444,11 @@ def test_gaps_in_the_sheets_go_to_the_human_referee() -> None:
     d = Deal("gouji-core")
     d.play(0, "BJ SJ 5S")
     notes = d.play(3, "BJ SJ 6S")
-    assert [n["type"] for n in notes] == ["needs_referee"] and d.ref.violations == []
+    assert [n["kind"] for n in notes] == ["needs_referee"] and d.ref.violations == []
     j = Deal("gouji-jinan-2010")
     j.play(0, "BJ 5S 5H")
     notes = j.play(3, "BJ BJ 6S 6H 6C")
-    assert [n["type"] for n in notes] == ["needs_referee"] and j.ref.violations == []
+    assert [n["kind"] for n in notes] == ["needs_referee"] and j.ref.violations == []
 
 
 def test_kelamayi_burn_is_decided_by_its_first_set() -> None:
@@ -513,7 +513,7 @@ def test_changshi_revolutionary_place_and_two_revolutions_void_the_deal() -> Non
 def test_revolution_per_sheet() -> None:
     # tv-bie3 「如有一人革命则重新发牌」(L118)
     d = Deal("gouji-tv-bie3")
-    assert d.ev("button", seat=1, what="geming")[0]["type"] == "redeal" and d.t.void
+    assert d.ev("button", seat=1, what="geming")[0]["kind"] == "redeal" and d.t.void
     # tiaozhan 「造反：禁止造反」, 「违者罚一分」(L232)
     z = Deal("gouji-tiaozhan")
     z.ev("button", seat=1, what="造反")
@@ -521,10 +521,10 @@ def test_revolution_per_sheet() -> None:
     assert z.t.penalties == [(1, -1, "造反")]
     # 16tiao 「均不允许革命」(L94): refused, no points stated
     s = Deal("gouji-16tiao")
-    assert s.ev("button", seat=1, what="geming")[0]["type"] == "error" and not s.t.void
+    assert s.ev("button", seat=1, what="geming")[0]["kind"] == "error" and not s.t.void
     # jinan's 冲点 革命 is left to the human referee
     j = Deal("gouji-jinan-2010")
-    assert j.ev("button", seat=1, what="geming")[0]["type"] == "needs_referee"
+    assert j.ev("button", seat=1, what="geming")[0]["kind"] == "needs_referee"
 
 
 def test_jiefeng_per_sheet() -> None:
@@ -576,7 +576,7 @@ def test_bad_corrections_are_errors_and_a_delete_rejudges() -> None:
     bad = d.seq
     d.play(1, "4S 4H")
     out = d.ev("correction", ref=999, cards=["6S"], by="ref1", why="typo")
-    assert out[0]["type"] == "error" and "999" in out[0]["problem"]
+    assert out[0]["kind"] == "error" and "999" in out[0]["problem"]
     assert d.rules_flagged() == [("not_beating", 1, bad)]
     d.ev("correction", ref=bad, delete=True, by="ref1", why="not a play: a hand over the cloth")
     assert d.ref.violations == [] and d.t.round.top.seat == 0
