@@ -93,37 +93,46 @@ class GoujiReferee:
         return self.rulings[start:]
 
     def state(self) -> dict[str, Any]:
-        """A JSON-ready snapshot for the dashboard."""
-        t = self.table
-        if t is None:
-            return {"game": "gouji", "profile": self.rules.id, "hand": self.hand, "live": False}
-        top = t.round.top
-        return {
+        """A JSON-ready snapshot for views, shaped like the tractor referee's: the live deal
+        under ``hand`` (None between deals), with the round in progress as ``current_trick``."""
+        out: dict[str, Any] = {
             "game": "gouji",
             "profile": self.rules.id,
+            "seats": list(self.seats),
+            "teams": [[0, 2, 4], [1, 3, 5]],
+            "errors": len(self.errors),
+            "hand": None,
+        }
+        t = self.table
+        if t is None:
+            return out
+        top = t.round.top
+        rnd = {
+            "leader": t.round.leader,
+            "plays": [{"seat": p.seat, "cards": p.cards, "seq": p.seq} for p in t.round.plays],
+            "passes": sorted(t.round.passes),
+            "top": None if top is None else {"seat": top.seat, "cards": top.cards},
+        }
+        out["hand"] = {
             "hand": self.hand,
             "live": not t.over,
             "counts": list(t.counts),
             "in_play": [s for s in range(SEATS) if t.in_play(s)],
             "finished": list(t.finished),
             "bottom": list(t.bottom),
-            "round": {
-                "leader": t.round.leader,
-                "plays": [{"seat": p.seat, "cards": p.cards, "seq": p.seq} for p in t.round.plays],
-                "passes": sorted(t.round.passes),
-                "top": None if top is None else {"seat": top.seat, "cards": top.cards},
-            },
+            "current_trick": rnd,
             "restricted": t.restricted(),
             "chaos": t.chaos(),
-            "next_leader": t.entitled_leader() if top is None or t.settled() else None,
+            "next_seat": t.entitled_leader() if top is None or t.settled() else None,
             "opened": list(t.opened),
             "burning": sorted(t.burning),
             "count_report": self.rules.flow.count_report,
             "reportable": [  # 满户 and below: 「等于或少于10张」(L37)
                 s for s in range(SEATS) if t.in_play(s) and t.counts[s] <= REPORT_AT
             ],
-            "violations": len(self.violations),
+            "violations": len([v for v in self.violations if v["hand"] == self.hand]),
         }
+        return out
 
     def report(self) -> dict[str, Any]:
         """The ``tablescan judge --json`` document for a Gouji match."""

@@ -360,8 +360,8 @@ def test_report_and_state_are_json_ready() -> None:
     d = Deal("gouji-kelamayi")
     d.play(0, "5S")
     d.passes(1, 2, 3, 4, 5)
-    state = d.ref.state()
-    assert state["next_leader"] == 0 and state["counts"][0] == 35
+    state = d.ref.state()["hand"]
+    assert state["next_seat"] == 0 and state["counts"][0] == 35
     rep = d.ref.report()
     json.dumps(rep, ensure_ascii=False)
     assert rep["hands"][0]["rounds"][0]["winner"] == 0
@@ -467,9 +467,11 @@ def test_state_shows_who_may_report_counts() -> None:
     d.play(0, "5S")
     d.play(1, "6S")
     d.play(2, "7S")
-    state = d.ref.state()
+    state = d.ref.state()["hand"]
     assert state["count_report"] == "always" and state["reportable"] == [2]
-    assert Deal("gouji-kelamayi").ref.state()["count_report"] == "none"  # 「不进贡,不报牌」(L238)
+    assert (
+        Deal("gouji-kelamayi").ref.state()["hand"]["count_report"] == "none"
+    )  # 「不进贡,不报牌」(L238)
 
 
 def test_changshi_revolution_drops_out_and_gives_the_duitou_gousiji() -> None:
