@@ -71,6 +71,7 @@ class GoujiReferee:
         self.profile_seen: str | None = None
         self.seats: list[str] = []
         self.seen: Counter[str] = Counter()
+        self.last_t: float | None = None  # time of the last set or pass of this deal
 
     # --- the interface -----------------------------------------------------------------------
     def feed(self, event: Event) -> list[dict[str, Any]]:
@@ -181,6 +182,8 @@ class GoujiReferee:
         seq = ev.get("seq", -1)
         if isinstance(seq, int):
             self.evidence[seq] = ev.get("evidence")
+        if kind in ("play", "pass"):
+            self._clock(ev)
         handler = {
             "match_start": self._match_start,
             "hand_start": self._hand_start,
@@ -194,6 +197,19 @@ class GoujiReferee:
         if handler is None:
             return  # other events (declare, bury, match_end, ...) say nothing about Gouji
         handler(ev)
+
+    def _clock(self, ev: Event) -> None:
+        """A set or pass slower than the sheet's limit: a note for the referee (§3.6)."""
+        limit, t = self.rules.flow.time_limit_s, ev.get("t")
+        if not isinstance(t, int | float):
+            return
+        if limit and self.last_t is not None and t - self.last_t > limit:
+            why = (
+                f"seat {ev.get('seat')} acted {t - self.last_t:.1f} s after the last set or pass "
+                f"(limit {limit} s; a time-out counts as: {self.rules.flow.timeout})"
+            )
+            self._note(ev, "needs_referee", seat=ev.get("seat"), why=why)
+        self.last_t = float(t)
 
     def _error(self, ev: Event, problem: str) -> None:
         e = {"kind": "error", "at_seq": ev.get("seq"), "seq": ev.get("seq"), "problem": problem}
@@ -245,6 +261,7 @@ class GoujiReferee:
         self.hand = int(ev.get("hand", self.hand + 1))
         self.table = Table(self.rules, banker if isinstance(banker, int) else None)
         self.seen = Counter()
+        self.last_t = None
 
     def _live(self, ev: Event) -> Table | None:
         t = self.table

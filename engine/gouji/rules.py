@@ -52,6 +52,8 @@ class FlowRules:
     gousiji: int  # unanswerable 够级 sets of a revolutionary's 对头 (changshi: 3)
     gousiji_top2: int  # qingdao: the 对头 of 头科 and of 二科 each get this many 够死级
     jiefeng: str  # after a 底牌 stands: xiajia (下家 leads) | claim (the claimant) | pass
+    time_limit_s: int  # seconds per set (0: none); over it only a note for the referee
+    timeout: str  # what the sheet makes of a time-out: none | pass | foul
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,6 +162,7 @@ _CHOICES = {
     "flow.count_report": ("on_ask", "always", "none"),
     "flow.revolution": ("off", "dropout", "redeal", "referee"),
     "flow.jiefeng": ("xiajia", "claim", "pass"),
+    "flow.timeout": ("none", "pass", "foul"),
 }
 _KAIDIAN_SETS = ("pure", "with_twos", "single_two", "multi_twos", "small_joker")
 _GOUJI_RANKS = ("joker", "2", "A", "K", "Q", "J", "10", "9", "8", "7", "6", "5", "4", "3")

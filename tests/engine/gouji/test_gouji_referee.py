@@ -619,3 +619,13 @@ def test_tiaozhan_a_burning_set_opens_nothing() -> None:
         d.passes(5)
         d.play(2, "SJ 5S")  # the burning set stood (joker duty kept); core: 开点
         assert d.ref.violations == [] and d.t.opened[2] is opens, pid
+
+
+def test_slow_sets_are_noted_for_the_referee_never_ruled() -> None:
+    # paodekuai 「每位队员出一套牌的时间限时15秒」(L245), 「逾时视为“过牌”」(L245)
+    d = Deal("gouji-paodekuai")
+    d.play(0, "5S")  # at t = seq = 3
+    notes = d.ev("play", seat=1, cards=["6S"], t=30.0)
+    assert [n["kind"] for n in notes] == ["needs_referee"] and "limit 15 s" in notes[0]["why"]
+    assert d.ref.violations == []
+    assert Deal("gouji-core").rules_flagged() == []  # no limit in the core
