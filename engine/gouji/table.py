@@ -413,11 +413,13 @@ class Table:
         self._check_over()
 
     def blocked_by(self, seat: int) -> int | None:
-        """The seat whose play beat ``seat``'s last set this round (憋3), or None."""
-        plays = self.round.plays
-        for i in range(len(plays) - 1, -1, -1):
-            if plays[i].seat == seat:
-                return plays[i + 1].seat if i + 1 < len(plays) else None
+        """The seat whose play beat ``seat``'s last set (憋3), or None when that set stood.
+        The 亮3 may come late, so earlier rounds are searched too."""
+        for rnd in (self.round, *reversed(self.history)):
+            plays = rnd.plays
+            for i in range(len(plays) - 1, -1, -1):
+                if plays[i].seat == seat:
+                    return plays[i + 1].seat if i + 1 < len(plays) else None
         return None
 
     def _check_over(self) -> None:

@@ -629,3 +629,14 @@ def test_slow_sets_are_noted_for_the_referee_never_ruled() -> None:
     assert [n["kind"] for n in notes] == ["needs_referee"] and "limit 15 s" in notes[0]["why"]
     assert d.ref.violations == []
     assert Deal("gouji-core").rules_flagged() == []  # no limit in the core
+
+
+def test_a_late_liang3_still_proves_the_block() -> None:
+    # 「憋3后必须亮3」(L197): shown after the round moved on
+    d = Deal("gouji-jinan-2010", counts={0: 3})
+    d.play(0, "5S")
+    d.play(1, "6S")
+    d.passes(2, 3, 4, 5)
+    d.play(1, "7S")  # a new round
+    d.ev("show", seat=0, cards=["3S", "3H"], what="liang3")
+    assert d.t.bottom == [0] and d.t.blocks[0][:2] == (1, 0)
