@@ -137,27 +137,32 @@ class _Sim:
             else:
                 swap(c, self.rng.choice(keep))
 
-    def buy_threes(self) -> None:
-        """憋3 sheets: a seat with no 3 buys one from its 对头 (paying a 2, a joker or its
-        biggest card), or a teammate gives one (C2, §3.2)."""
+    def buy(self, rank: str, optional: bool = False) -> None:
+        """A seat with no card of ``rank`` buys one from its 对头 (paying a 2, a joker or its
+        biggest card), else a teammate gives one (C2, §3.2); a lone card is never sold
+        (「《单4不得卖》」 L232). 3s under 憋3 must be bought; 4s (开点发4) may be."""
         for buyer in range(SEATS):
-            if any(c.rank == "3" for c in self.hands[buyer]):
+            if any(c.rank == rank for c in self.hands[buyer]):
+                continue
+            if optional and self.rng.random() < 0.5:
                 continue
 
-            def threes(s: int) -> list[Card]:
-                return [c for c in self.hands[s] if c.rank == "3"]
+            def spare(s: int) -> list[Card]:
+                return [c for c in self.hands[s] if c.rank == rank]
 
-            mates = [s for s in (buyer + 2, buyer + 4) if len(threes(s % SEATS)) >= 2]
-            others = [s for s in range(SEATS) if s != buyer and len(threes(s)) >= 2]
-            if len(threes(duitou(buyer))) >= 2:
+            mates = [s % SEATS for s in (buyer + 2, buyer + 4) if len(spare(s % SEATS)) >= 2]
+            others = [s for s in range(SEATS) if s != buyer and len(spare(s)) >= 2]
+            if len(spare(duitou(buyer))) >= 2:
                 seller, what = duitou(buyer), "buy"
             elif mates:
-                seller, what = mates[0] % SEATS, "give"
-            else:
+                seller, what = mates[0], "give"
+            elif others:
                 seller, what = others[0], "buy"
-            three = threes(seller)[0]
-            self.hands[seller].remove(three)
-            self.hands[buyer].append(three)
+            else:
+                continue
+            card = spare(seller)[0]
+            self.hands[seller].remove(card)
+            self.hands[buyer].append(card)
             if what == "buy":
                 pay = [c for c in self.hands[buyer] if c.rank == "2"] or [
                     c for c in self.hands[buyer] if c.is_joker
@@ -367,7 +372,9 @@ class _Sim:
         )
         self.emit("hand_start", hand=1, banker=leader, level="-")
         if self.rules.bie3.enabled:
-            self.buy_threes()
+            self.buy("3")
+        if self.rules.kaidian.fa4:
+            self.buy("4", optional=True)
         if self.rules.kaidian.auto_open_claim and self.inject_left > 0 and self.rng.random() < 0.5:
             self.false_claim()
         if self.rules.kaidian.mingdian and self.rng.random() < 0.4:
@@ -445,6 +452,9 @@ class _Sim:
             if not played:
                 if not t.over and not t.settled():
                     raise AssertionError(f"{self.rules.id}: the answer cycle left the set open")
+                kou = duitou(top.seat)  # 「上一轮最后发牌者的对头是法定扣牌人」(L35)
+                if not t.over and t.in_play(kou) and self.rng.random() < 0.5:
+                    self.emit("button", seat=kou, what="kou")
                 return
 
     def burn_phase(self, top_seat: int, only: tuple[int, ...] | None = None) -> bool:

@@ -33,6 +33,7 @@ def test_legal_deals_end_and_get_no_violation(pid: str) -> None:
         ref = judge(pid, events)
         hand = ref.report()["hands"][0]
         assert ref.violations == [] and ref.errors == [], (pid, seed)
+        assert not [r for r in ref.rulings if r["kind"] in ("kou_wrong_seat", "needs_referee")]
         order = truth["finishing_order"]
         assert sorted(order) == list(range(6)) and hand["finishing_order"] == order
         assert hand["final"]
