@@ -140,10 +140,16 @@ class GoujiReferee:
         hands = list(self.hands)
         if self.table is not None:
             hands.append(self._hand_report(final=False))
+        scored = [h["scores"] for h in hands if h["scores"] is not None and h["final"]]
         return {
             "game": "gouji",
             "profile": self.rules.id,
             "seats": list(self.seats),
+            "match": {  # deals summed as recorded; the sheets' match tables are above a deal
+                "deals": len(scored),
+                "teams": [sum(s["recorded"][t] for s in scored) for t in (0, 1)],
+                "seats": [sum(s["seats"][i] for s in scored) for i in range(SEATS)],
+            },
             "hands": hands,
             "violations": list(self.violations),
             "errors": list(self.errors),

@@ -111,3 +111,17 @@ def test_bie3_deals_block_and_buy_threes() -> None:
         seen.update(e["type"] for e in events)
         assert all(any(c.startswith("3") for c in h) for h in truth["hands"])
     assert seen["show"] > 0 and seen["exchange"] > 0
+
+
+def test_two_deals_in_one_record_sum_in_the_match_totals() -> None:
+    a, _ = simulate("gouji-qingdao", 1)
+    b, _ = simulate("gouji-qingdao", 2)
+    second = [dict(e) for e in b if e["type"] != "match_start"]
+    second[0]["hand"] = 2  # the hand_start of the second deal
+    events = [{**e, "seq": i} for i, e in enumerate([*a, *second])]
+    ref = judge("gouji-qingdao", events)
+    rep = ref.report()
+    assert [h["hand"] for h in rep["hands"]] == [1, 2] and rep["match"]["deals"] == 2
+    assert rep["match"]["teams"] == [
+        sum(h["scores"]["recorded"][t] for h in rep["hands"]) for t in (0, 1)
+    ]
