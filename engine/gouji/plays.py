@@ -113,7 +113,7 @@ def _dominates(p: tuple[int, ...], q: tuple[int, ...]) -> bool:
     return len(p) > len(q) or any(a > b for a, b in zip(p, q, strict=False))
 
 
-def _two_big_kill(prev: Shape, play: Shape) -> bool:
+def two_big_kill(prev: Shape, play: Shape) -> bool:
     """两大灭一大: one big joker (alone or attached) killed by two big jokers; the natural parts
     keep their size and the killer's is not lower (the seeds leave that size open, §5.2)."""
     if prev.big != 1 or prev.small or play.big != 2 or play.small or len(play.jokers) != 2:
@@ -148,7 +148,7 @@ def beats_shape(prev: Shape, play: Shape, rules: Rules) -> bool:
 def _beats(prev: Shape, play: Shape, rules: Rules) -> bool:
     if rules.sets.joker_compare == "dead_big" and prev.big:
         return False  # 「发牌均为死牌」(L62)
-    if rules.sets.two_big_kill_one != "off" and _two_big_kill(prev, play):
+    if rules.sets.two_big_kill_one != "off" and two_big_kill(prev, play):
         return True
     if play.units != prev.units:
         return False

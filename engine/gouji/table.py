@@ -13,8 +13,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from engine.gouji.plays import Shape, beats_shape, gap, gouji_shape, opens_point
-from engine.gouji.plays import _two_big_kill as two_big_kill
+from engine.gouji.plays import Shape, beats_shape, gap, gouji_shape, opens_point, two_big_kill
 from engine.gouji.rules import Rules
 
 SEATS = 6
@@ -39,7 +38,6 @@ class PlayRec:
     cards: list[str]
     shape: Shape
     kind: str  # lead | answer | burn | kill
-    evidence: str | None = None
     dead: bool = False  # a 够死级 set: nobody may answer it
 
 
