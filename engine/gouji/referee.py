@@ -502,6 +502,8 @@ class GoujiReferee:
                 burn = t.burning.get(seat)
                 if burn is not None:
                     burn.failed = True
+                    if top is not None and top.seat == seat:
+                        t.jiefeng_claim = burn.victim  # 「仍由被烧者继续出牌」(L13)
                 t.assign_bottom(seat)
             elif verdict.kind in ("answer", "burn", "kill") and verdict.rule != "out_of_turn":
                 t.pass_(seat)

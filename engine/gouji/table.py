@@ -114,7 +114,9 @@ class Table:
         self.revolutionary: int | None = None  # changshi: dropped out of the deal (革命)
         self.gousiji: dict[int, int] = {}  # seat → unanswerable 够级 sets left
         self.void = False  # the deal is void (two 革命, or a redeal)
-        self.jiefeng_claim: int | None = None  # 16tiao: who asked to lead after a 底牌
+        # who leads when the top seat is out: a 16tiao 接风 claimant, or the burnt player
+        # after his burner failed on the lead (「仍由被烧者继续出牌」 L13)
+        self.jiefeng_claim: int | None = None
         self.claims: dict[int, tuple[int, Counter[str]]] = {}  # bie3 无够级: seat → (seq, seen)
         self.penalties: list[tuple[int, int, str]] = []  # (seat, points, what) entered fouls
 

@@ -152,6 +152,7 @@ def test_burner_breaking_the_joker_duty_takes_the_bottom_place() -> None:
     d.play(1, "7S")  # no joker, not the last set
     assert d.rules_flagged() == [("burn_no_joker", 1, d.seq - 1)]
     assert d.t.bottom == [1] and not d.t.in_play(1)
+    assert d.t.entitled_leader() == 0  # the burnt player leads on (L13)
     d.play(1, "SJ 7S")
     assert [e["problem"] for e in d.ref.errors] == ["seat 1 is out of the deal and holds no cards"]
 
