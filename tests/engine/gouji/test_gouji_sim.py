@@ -16,7 +16,7 @@ from engine.gouji.sim import simulate
 from engine.record import validate_event
 
 PROFILES = Rules.ids()
-SEEDS = range(8)
+SEEDS = range(12)
 
 
 def judge(pid: str, events: list[dict[str, Any]]) -> GoujiReferee:
