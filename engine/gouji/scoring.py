@@ -111,4 +111,5 @@ def score(rules: Rules, out: Outcome, went_out: list[int]) -> dict[str, Any]:
         "recorded": recorded,
         "chuansanhu": sweep,
         "complete": complete,
+        "table_from_sheet": s.places_stated,  # False: the sheet has none, the core's is used
     }

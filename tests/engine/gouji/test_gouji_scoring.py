@@ -63,6 +63,7 @@ def test_place_table(pid: str) -> None:
     )
     res = run(pid, outcome())
     assert res["seats"] == TABLES[pid]  # seat i took place i, everyone opened
+    assert res["table_from_sheet"] is rules.score.places_stated
     assert res["teams"] == [sum(TABLES[pid][0::2]), sum(TABLES[pid][1::2])]
 
 
