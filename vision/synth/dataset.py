@@ -36,6 +36,7 @@ class DatasetSpec:
     count: int
     seed: int
     split: str = "train"
+    start: int = 0  # first scene index (to extend a dataset)
     only: tuple[str, ...] = ()  # deck names to restrict to (empty: every design of the split)
     config: SceneConfig = field(default_factory=SceneConfig)
 
@@ -113,11 +114,10 @@ def write_scene(
 def generate(spec: DatasetSpec, workers: int = 1, progress: bool = True) -> list[Path]:
     """Write the whole dataset; returns the image paths in order."""
     spec.out.mkdir(parents=True, exist_ok=True)
-    (spec.out / "dataset.json").write_text(
-        json.dumps({"count": spec.count, "seed": spec.seed, "split": spec.split})
-    )
+    meta = {"count": spec.count, "start": spec.start, "seed": spec.seed, "split": spec.split}
+    (spec.out / f"dataset_{spec.start}.json").write_text(json.dumps(meta))
     bar = Progress(spec.count, f"scenes ({spec.split})") if progress else None
-    todo = range(spec.count)
+    todo = range(spec.start, spec.start + spec.count)
     if workers <= 1:
         _init(spec)
         it: Iterator[int] = map(_one, todo)
@@ -137,11 +137,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", required=True, type=Path, help="output folder (keep it git-ignored)")
     ap.add_argument("--count", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--start", type=int, default=0, help="first scene index (extend a set)")
     ap.add_argument("--split", choices=("train", "eval"), default="train")
     ap.add_argument("--workers", type=int, default=1)
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
-    generate(DatasetSpec(args.out, args.count, args.seed, args.split), args.workers)
+    spec = DatasetSpec(args.out, args.count, args.seed, args.split, start=args.start)
+    generate(spec, args.workers)
     return 0
 
 
