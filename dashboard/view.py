@@ -39,7 +39,8 @@ def _at(values: Any, i: int) -> Any:
 
 def _gouji_hand(hand_report: dict[str, Any], state: dict[str, Any]) -> dict[str, Any]:
     """A Gouji deal in the shape the pages draw: finished rounds as tricks, the live round."""
-    rnd = state.get("round") if isinstance(state.get("round"), dict) else None
+    live = state.get("hand") if isinstance(state.get("hand"), dict) else {}
+    rnd = live.get("current_trick") if isinstance(live.get("current_trick"), dict) else None
     return {
         "hand": hand_report.get("hand", state.get("hand")),
         "banker": None,
@@ -53,7 +54,8 @@ def _gouji_hand(hand_report: dict[str, Any], state: dict[str, Any]) -> dict[str,
         "outcome": {"finishing_order": hand_report.get("finishing_order")}
         if hand_report.get("finishing_order")
         else None,
-        "next_seat": state.get("next_leader"),
+        "next_seat": live.get("next_seat"),
+        "counts": live.get("counts"),
     }
 
 
@@ -188,7 +190,7 @@ def table_view(
                     "team": next((t for t, team in enumerate(teams) if i in team), None),
                     "banker": i == banker,
                     "time_per_play": per_play[i],
-                    "cards_left": _at(state.get("counts"), i),
+                    "cards_left": _at(hand.get("counts") if hand else None, i),
                 }
                 for i, name in enumerate(names)
             ],
