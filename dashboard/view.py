@@ -39,7 +39,7 @@ def _at(values: Any, i: int) -> Any:
 
 def _gouji_hand(hand_report: dict[str, Any], state: dict[str, Any]) -> dict[str, Any]:
     """A Gouji deal in the shape the pages draw: finished rounds as tricks, the live round."""
-    live = state.get("hand") if isinstance(state.get("hand"), dict) else {}
+    live: dict[str, Any] = state["hand"] if isinstance(state.get("hand"), dict) else {}
     rnd = live.get("current_trick") if isinstance(live.get("current_trick"), dict) else None
     return {
         "hand": hand_report.get("hand", state.get("hand")),
