@@ -379,7 +379,10 @@ def correction_problem(correction: Event, target: Event | None) -> str | None:
         return f"correction {correction['seq']}: cannot correct another correction"
     if correction.get("delete"):
         return None
-    props = schema()["$defs"]["events"][target["type"]]["properties"]
+    event_defs = schema()["$defs"]["events"]
+    if target.get("type") not in event_defs:
+        return f"correction {correction['seq']}: target {correction['ref']} has unknown type"
+    props = event_defs[target["type"]]["properties"]
     for key in correction:
         if key not in CORRECTION_OWN_FIELDS and key not in props:
             return (

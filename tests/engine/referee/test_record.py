@@ -172,3 +172,11 @@ def test_referee_for_dispatches_by_game() -> None:
     from engine.tractor.referee import Referee
 
     assert referee_for(START) is Referee
+
+
+def test_correction_of_an_event_of_unknown_type_is_a_problem_not_a_crash() -> None:
+    from engine.record import correction_problem
+
+    correction = {"v": 1, "seq": 9, "t": 1.0, "type": "correction", "ref": 3, "cards": ["AS"]}
+    problem = correction_problem(correction, {"v": 1, "seq": 3, "t": 0.5, "type": "mystery"})
+    assert problem is not None and "unknown type" in problem
