@@ -52,7 +52,9 @@ def _splat(heat: np.ndarray, weight: np.ndarray | None, x: float, y: float, sigm
     if x0 >= x1 or y0 >= y1:
         return
     ys, xs = np.mgrid[y0:y1, x0:x1]
-    g = np.exp(-((xs + 0.5 - x) ** 2 + (ys + 0.5 - y) ** 2) / (2 * sigma * sigma))
+    # centred on the cell holding the point, so that cell is exactly 1 (the focal loss's
+    # positive); the sub-cell position is the offset regression's job
+    g = np.exp(-((xs - cx) ** 2 + (ys - cy) ** 2) / (2 * sigma * sigma))
     if weight is None:
         np.maximum(heat[y0:y1, x0:x1], g, out=heat[y0:y1, x0:x1])
     else:

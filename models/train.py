@@ -333,13 +333,18 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     train, val = scene_paths(args.data)
     print(f"{len(train)} training scenes, {len(val)} validation scenes in {args.data}")
-    bank = crop_bank(train[: args.cls_scenes], args.seed, "train")
-    vbank = crop_bank(val[:60], args.seed + 1, "validation")
-    print(f"classifier samples: {len(bank[1])} train, {len(vbank[1])} validation")
-    cls = train_cls(bank, vbank, args.cls_minutes, args.seed)
-    del bank
     args.ckpt.mkdir(parents=True, exist_ok=True)
-    torch.save(cls.state_dict(), args.ckpt / "cls.pt")
+    if args.cls_minutes > 0:
+        bank = crop_bank(train[: args.cls_scenes], args.seed, "train")
+        vbank = crop_bank(val[:60], args.seed + 1, "validation")
+        print(f"classifier samples: {len(bank[1])} train, {len(vbank[1])} validation")
+        cls = train_cls(bank, vbank, args.cls_minutes, args.seed)
+        del bank
+        torch.save(cls.state_dict(), args.ckpt / "cls.pt")
+    else:  # localiser only: reuse the classifier checkpoint
+        cls = ClsNet()
+        cls.load_state_dict(torch.load(args.ckpt / "cls.pt"))
+        print(f"classifier: loaded {args.ckpt / 'cls.pt'}")
     train, val = scene_paths(args.data)
     print(f"localiser: {len(train)} training scenes, {len(val)} validation scenes")
     loc = train_loc(train, val[:60], args.loc_minutes, args.seed, args.workers)
