@@ -23,22 +23,29 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         help="use only held-out deck designs (shared/eval/HOLDOUT.md)",
     )
     p.add_argument("--tricks", type=int, default=None, help="stop after this many tricks")
+    p.add_argument("--design", default=None, help="one deck design by name, e.g. gnome/tango")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from vision.render_match import render_simulated
+    from vision.synth.decks import DeckError
 
     if args.output.suffix.lower() != ".mp4":
         log.error("-o %s: expected a .mp4 path", args.output)
         return 2
-    result = render_simulated(
-        args.profile,
-        args.seed,
-        args.output,
-        split="eval" if args.eval else "train",
-        tricks=args.tricks,
-    )
+    try:
+        result = render_simulated(
+            args.profile,
+            args.seed,
+            args.output,
+            split="eval" if args.eval else "train",
+            tricks=args.tricks,
+            design=args.design,
+        )
+    except (DeckError, ValueError, OSError) as e:
+        log.error("%s", e)
+        return 2
     print(
         f"{result.video}: {result.frames} frames at {result.fps:g} fps, design {result.design}\n"
         f"{result.truth}: {result.events} true events\n{result.table}: table config for replay"

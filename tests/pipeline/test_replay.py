@@ -166,3 +166,23 @@ def test_reads_that_stay_doubtful_are_all_surfaced(clip: RenderResult) -> None:
     assert len(plays) == 8 and all(p["seq"] in flagged for p in plays)
     assert all(flagged[p["seq"]]["reason"] == "low_confidence" for p in plays)
     assert played(node.events) == played(read_truth(clip.truth))  # best candidate kept
+
+
+def test_render_match_cli(tmp_path: Path) -> None:
+    base = [sys.executable, "-m", "tablescan", "render-match", "--profile", "standard"]
+    out = tmp_path / "m.mp4"
+    ok = subprocess.run(
+        [*base, "--seed", "3", "--tricks", "1", "--eval", "--design", "gnome/tango_nuevo",
+         "-o", str(out)],
+        capture_output=True, text=True, cwd=REPO, timeout=120, check=False,
+    )  # fmt: skip
+    assert ok.returncode == 0, ok.stderr
+    assert "design gnome/tango_nuevo" in ok.stdout
+    for name in ("m.mp4", "m.truth.jsonl", "m.table.toml", "m.labels.jsonl"):
+        assert (tmp_path / name).stat().st_size > 0
+    # a training design is refused in an evaluation render, with the reason
+    bad = subprocess.run(
+        [*base, "--eval", "--design", "gnome/anglo", "-o", str(tmp_path / "x.mp4")],
+        capture_output=True, text=True, cwd=REPO, timeout=60, check=False,
+    )  # fmt: skip
+    assert bad.returncode == 2 and "no such eval deck design" in bad.stderr
