@@ -29,6 +29,7 @@ from vision.detect import (
     decode_backs,
     decode_indices,
     group_cards,
+    suppress_duplicates,
 )
 from vision.eval import Tally
 from vision.synth.scene import BACK_VIS_NEG, BACK_VIS_POS, INDEX_VIS_NEG, INDEX_VIS_POS
@@ -66,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
         if img is None:
             continue
         loc, s = det.localise(img)
-        peaks = decode_indices(loc, s, det.thresholds)
+        peaks = suppress_duplicates(decode_indices(loc, s, det.thresholds))
         probs = det.classify(img, peaks)
         cached.append((json.loads(p.with_suffix(".json").read_text()), loc, s, peaks, probs))
     best: tuple[float, Thresholds] | None = None

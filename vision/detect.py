@@ -198,6 +198,21 @@ def decode_indices(loc: np.ndarray, scale: float, t: Thresholds) -> list[IndexPe
     return out
 
 
+def suppress_duplicates(peaks: list[IndexPeak], radius: float = 0.07) -> list[IndexPeak]:
+    """One peak per index corner: a weaker peak within ``radius`` card heights of a stronger
+    one that faces the same way is the same corner seen twice (copies of a card in a fan
+    sit further apart than that)."""
+    kept: list[IndexPeak] = []
+    for p in sorted(peaks, key=lambda q: -q.heat):
+        if not any(
+            math.dist((p.x, p.y), (k.x, k.y)) < radius * min(p.height, k.height)
+            and p.down[0] * k.down[0] + p.down[1] * k.down[1] > 0.7
+            for k in kept
+        ):
+            kept.append(p)
+    return kept
+
+
 def decode_backs(loc: np.ndarray, scale: float, t: Thresholds) -> list[Detection]:
     """Face-down cards: centre peaks with a 180°-symmetric angle and a size."""
     out: list[Detection] = []
@@ -209,8 +224,19 @@ def decode_backs(loc: np.ndarray, scale: float, t: Thresholds) -> list[Detection
         ang = math.atan2(s2, c2) / 2  # angle of the card's down vector from +y, mod 180°
         down = (-math.sin(ang), math.cos(ang))
         h = H_REF * math.exp(float(np.clip(loc[CH_BACK_LOGH, gy, gx], -4, 4))) / scale
-        out.append(Detection(BACK, v, card_quad((x, y), down, h)))
+        centre = (x, y)
+        if any(math.dist(centre, _centre(d.quad)) < 0.3 * min(h, _height(d.quad)) for d in out):
+            continue  # the same face-down card seen twice (peaks come strongest first)
+        out.append(Detection(BACK, v, card_quad(centre, down, h)))
     return out
+
+
+def _centre(quad: tuple[tuple[float, float], ...]) -> tuple[float, float]:
+    return sum(x for x, _ in quad) / 4, sum(y for _, y in quad) / 4
+
+
+def _height(quad: tuple[tuple[float, float], ...]) -> float:
+    return math.dist(quad[0], quad[3])
 
 
 def group_cards(
@@ -320,7 +346,7 @@ class CardDetector:
             raise ValueError(f"frame: expected dtype uint8, got {bgr.dtype}")
         loc, s = self.localise(bgr)
         t = self.thresholds
-        peaks = decode_indices(loc, s, t)
+        peaks = suppress_duplicates(decode_indices(loc, s, t))
         probs = self.classify(bgr, peaks)
         best = probs.argmax(axis=1) if len(peaks) else np.zeros(0, np.int64)
         labels = [CLASSES[int(i)] for i in best]
