@@ -64,7 +64,7 @@ def score_hand(truth: list[dict[str, Any]], got: list[dict[str, Any]]) -> dict[s
     wrong = [i for i in range(len(g_plays)) if i not in matched_g]
     surfaced = sum(g[i][0] in flagged for i in wrong)
     right_flagged = sum(g[i][0] in flagged for i in matched_g)
-    missed = len(t_plays) - exact - max(0, len(wrong) - (len(g_plays) - len(t_plays)))
+    missed = max(0, len(t_plays) - exact - len(wrong))
     return {
         "plays": len(t_plays),
         "exact": exact,

@@ -155,10 +155,12 @@ class TableNode:
         self._last_read: NDArray[np.uint8] | None = None
         self._last_event_seq: int | None = None
         self._still_since: dict[str, tuple[int, float]] = {}
-        self._recheck: dict[str, tuple[int, list[Read], float]] = {}
+        self._recheck: dict[str, list[tuple[tuple[str, ...], list[Read], float]]] = {}
         self.sure_score = sure_score
         self.recheck_frames = recheck_frames
         self.hand = hand
+        team = next((i for i, t in enumerate(cfg.teams) if cfg.banker in t), 0)
+        self._level = cfg.levels[team] if team < len(cfg.levels) else cfg.levels[0]
         start = {"v": 1, "seq": 0, "t": 0.0, **cfg.match_start()}
         self.referee = make_referee(start) if use_referee else None
         self.fusion = Fusion(
@@ -170,11 +172,12 @@ class TableNode:
             banker_rule=self._banker_rule(),
             bottom_size=getattr(getattr(self.referee, "rules", None), "bottom", None),
             turns=cfg.game == "tractor",
+            level=self._level,
         )
         self._write({**cfg.match_start()}, 0.0)
-        team = next((i for i, t in enumerate(cfg.teams) if cfg.banker in t), 0)
-        level = cfg.levels[team] if team < len(cfg.levels) else cfg.levels[0]
-        self._write({"type": "hand_start", "hand": hand, "banker": cfg.banker, "level": level}, 0.0)
+        self._write(
+            {"type": "hand_start", "hand": hand, "banker": cfg.banker, "level": self._level}, 0.0
+        )
 
     # --- the referee's knowledge, for fusion -------------------------------------------
 
@@ -268,20 +271,28 @@ class TableNode:
         return written
 
     def _settle_unsure(self, ready: list[str], reads: dict[str, list[Read]]) -> list[str]:
-        """An area read with a doubtful card is read again on the next still frames (up to
-        ``recheck_frames``) and the surest read wins; sure reads are decided at once."""
+        """Decide an area only on a read that holds: two consecutive still-frame reads with the
+        same cards, one of them sure. A hand just leaving or glare can make one frame read a
+        card twice or wrongly; so up to ``recheck_frames`` more frames are read, and then the
+        reading seen most often (the surest of its copies) is taken, doubts and all."""
         decided = []
         for name in ready:
             current = reads.get(name, [])
+            key = tuple(sorted(r.card for r in current))
             score = min((r.score for r in current), default=1.0)
-            tries, best, best_score = self._recheck.get(name, (0, current, score))
-            if score > best_score:
-                best, best_score = current, score
-            if best_score < self.sure_score and tries < self.recheck_frames:
-                self._recheck[name] = (tries + 1, best, best_score)
+            seen = [*self._recheck.get(name, []), (key, current, score)]
+            last_two = seen[-2:]
+            agreed = len(last_two) == 2 and last_two[0][0] == last_two[1][0]
+            if agreed and max(s for _, _, s in last_two) >= self.sure_score:
+                choice = max(last_two, key=lambda x: x[2])
+            elif len(seen) > self.recheck_frames:
+                votes = Counter(k for k, _, _ in seen)
+                choice = max(seen, key=lambda x: (votes[x[0]], x[2]))
+            else:
+                self._recheck[name] = seen
                 continue
             self._recheck.pop(name, None)
-            reads[name] = best
+            reads[name] = choice[1]
             decided.append(name)
         return decided
 

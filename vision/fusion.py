@@ -79,6 +79,7 @@ class Fusion:
         banker_rule: str = "first_declarer",
         bottom_size: int | None = None,
         turns: bool = True,
+        level: str | None = None,
     ) -> None:
         self.n = n_seats
         self.decks = decks
@@ -95,6 +96,7 @@ class Fusion:
         self.banker_rule = banker_rule
         self.bottom_size = bottom_size
         self.turns = turns  # 80-points: fixed order, the lead sets the count (Gouji: neither)
+        self.level = level  # a declaration shows level cards or jokers, nothing else
         if not turns:
             self.phase = "play"  # Gouji: no declaring and no bottom, the hand opens with a play
         self.declarers: list[int] = []
@@ -173,6 +175,12 @@ class Fusion:
                     else []
                 )
             cards, scores = faces, [s for c, s in zip(cards, scores, strict=True) if c != BACK]
+        if self.phase == "deal" and not self._could_declare(cards):
+            # not a declaration: the bottom was buried unseen and play has begun
+            self.checks_failed["bury_unseen"] += 1
+            log.warning("seat %d laid %s before any bury was seen: play has begun", seat, cards)
+            self.phase = "play"
+            self.trick = Trick(leader=self.bury_seat())
         if self.phase == "deal":
             problems = []
             bad = self._impossible(cards)
@@ -212,6 +220,17 @@ class Fusion:
             self.pending = Pending(seat, cards, scores, obs)
             return out
         return out + self._play(seat, cards, scores, obs)
+
+    def _all_played(self) -> bool:
+        if self.bottom_size is None:
+            return True
+        total = self.decks * 54 - self.bottom_size
+        return sum(self.seen.values()) >= total
+
+    def _could_declare(self, cards: Sequence[str]) -> bool:
+        if self.level is None:
+            return True
+        return all(c in ("BJ", "SJ") or c[:-1] == self.level for c in cards)
 
     def _expected(self) -> int | None:
         if not self.turns or self.trick.leader is None:
@@ -317,6 +336,12 @@ class Fusion:
             seat = banker if banker is not None else 0
             return [Decision({"type": "bury", "seat": seat, "count": obs.count}, obs, un)]
         if obs.kind == "revealed" and self.phase in ("play", "done"):
+            whole = self.bottom_size is None or len(obs.cards) == self.bottom_size
+            if not whole and not self._all_played():
+                # faces in the centre mid-hand that are not a whole bottom: a misread back or
+                # a card passing through in a sweep; the bottom is turned up only at the end
+                self.checks_failed["early_reveal"] += 1
+                return []
             out = self._flush_pending()
             cards, scores = list(obs.cards), list(obs.scores)
             problems = []

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import io
+from pathlib import Path
 
 from tablescan.node import demo_pipeline
 from vision.render_match import RenderResult
+
+NO_MODEL = Path("no-such-model.onnx")  # the view is under test here: labels stand in
 
 
 class FakeTerminal(io.StringIO):
@@ -15,7 +18,7 @@ class FakeTerminal(io.StringIO):
 
 def test_demo_judges_the_clip_live(clip: RenderResult) -> None:
     out = FakeTerminal()
-    assert demo_pipeline(video=clip.video, speed=0, stream=out) == 0
+    assert demo_pipeline(video=clip.video, speed=0, stream=out, model=NO_MODEL) == 0
     text = out.getvalue()
     assert "\x1b[H\x1b[2J" in text  # redrawn in place
     assert "North" in text and "plays read exactly: 8/8" in text
@@ -23,7 +26,7 @@ def test_demo_judges_the_clip_live(clip: RenderResult) -> None:
 
 def test_demo_prints_plain_lines_when_not_a_terminal(clip: RenderResult) -> None:
     out = io.StringIO()
-    assert demo_pipeline(video=clip.video, speed=0, stream=out) == 0
+    assert demo_pipeline(video=clip.video, speed=0, stream=out, model=NO_MODEL) == 0
     text = out.getvalue()
     assert "\x1b[" not in text
     assert text.count(" plays ") == 8

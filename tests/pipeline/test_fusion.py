@@ -102,6 +102,8 @@ def test_declaration_before_bury_and_reveal_after() -> None:
 def test_bottom_with_too_few_cards_read_is_flagged() -> None:
     f = ready()
     reveal = Observation("revealed", "centre", None, 50, 2.5, cards=("3H", "4H"), scores=(0.9, 0.9))
+    assert f.feed(reveal) == []  # mid-hand faces in the centre are not the bottom: ignored
+    f.seen.update({"2S": 100})  # every card of the hands played
     out = f.feed(reveal)
     assert out[0].unsure is not None and out[0].unsure.reason == "count"
 
