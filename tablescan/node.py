@@ -136,7 +136,7 @@ class TableNode:
         hand: int = 1,
         use_referee: bool = True,
         sure_score: float = 0.85,
-        recheck_frames: int = 3,
+        recheck_frames: int = 2,
     ) -> None:
         self.cfg = cfg
         self.detector = detector

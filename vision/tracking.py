@@ -84,7 +84,7 @@ class Tracker:
 
     def assign(self, detections: Iterable[DetectionLike]) -> dict[str, list[Read]]:
         """Detections grouped by the area their centre falls in (outside every area: dropped)."""
-        dets = list(detections)
+        dets = merge_split_cards(list(detections))
         out: dict[str, list[Read]] = {name: [] for name in self.areas}
         if not dets:
             return out
@@ -173,6 +173,52 @@ class Tracker:
             track.held = new
             track.reads = fresh
         return obs
+
+
+MERGE_DOUBT = 0.6
+
+
+@dataclass(frozen=True)
+class Merged:
+    """A card kept from two reads judged to be its two corners."""
+
+    card: str
+    score: float
+    quad: Any
+
+
+def merge_split_cards(dets: list[DetectionLike]) -> list[DetectionLike]:
+    """One card read twice (its two index corners not paired) is one card.
+
+    Two reads of the same face whose centres lie within half a card height of each other,
+    offset along the card's long axis, are the two corners of one card: identical cards of
+    two decks lie side by side (a pair, a fan) and are offset across it, so they are kept.
+    The merge is a judgement, not a reading: the card it keeps carries a lowered score
+    (``MERGE_DOUBT``), so the play is confirmed by a referee rather than passed silently.
+    """
+    keep = [True] * len(dets)
+    doubted: set[int] = set()
+    quads = [np.asarray(d.quad, np.float64).reshape(4, 2) for d in dets]
+    for i in range(len(dets)):
+        for j in range(i + 1, len(dets)):
+            if not (keep[i] and keep[j]) or dets[i].card != dets[j].card:
+                continue
+            qi, qj = quads[i], quads[j]
+            down = qi[3] - qi[0]
+            across = qi[1] - qi[0]
+            height = float(np.linalg.norm(down)) or 1.0
+            off = qj.mean(0) - qi.mean(0)
+            along = abs(float(off @ down)) / height
+            side = abs(float(off @ across)) / (float(np.linalg.norm(across)) or 1.0)
+            if np.hypot(along, side) < 0.45 * height and along > 1.5 * side:
+                drop, stay = (j, i) if dets[i].score >= dets[j].score else (i, j)
+                keep[drop] = False
+                doubted.add(stay)
+    out: list[DetectionLike] = []
+    for i, (d, k) in enumerate(zip(dets, keep, strict=True)):
+        if k:
+            out.append(Merged(d.card, d.score * MERGE_DOUBT, d.quad) if i in doubted else d)
+    return out
 
 
 def _scores_of(reads: list[Read], wanted: Counter[str]) -> list[tuple[str, float]]:

@@ -128,22 +128,21 @@ def test_run_chains_the_record_into_the_evidence_store(clip: RenderResult, tmp_p
 
 
 class DoubtfulFirstLook(LabelDetector):
-    """The renderer's labels, but every scene is read with a low score the first time it is
-    looked at (a card under glare, a blur): the node must look again before deciding."""
+    """The renderer's labels, but every layout of cards is read with a low score the first
+    time it is looked at (a card under glare, a blur): the node must look again."""
 
     def __init__(self, path: Path, always: bool = False) -> None:
         super().__init__(path)
-        self.looked: set[int] = set()
+        self.looked: set[tuple[object, ...]] = set()
         self.always = always
 
     def detect(self, image: np.ndarray) -> list:  # type: ignore[type-arg]
-        import bisect
-
-        scene = bisect.bisect_right(self.starts, self.frame)
-        first = scene not in self.looked
-        self.looked.add(scene)
+        dets = super().detect(image)
+        layout = tuple(sorted((d.card, round(d.quad[0][0]), round(d.quad[0][1])) for d in dets))
+        first = layout not in self.looked
+        self.looked.add(layout)
         score = 0.5 if (first or self.always) else 0.97
-        return [type(d)(d.card, score, d.quad) for d in super().detect(image)]
+        return [type(d)(d.card, score, d.quad) for d in dets]
 
 
 def test_a_doubtful_read_is_read_again_before_deciding(clip: RenderResult) -> None:

@@ -80,3 +80,14 @@ def test_cards_outside_every_area_are_ignored() -> None:
     tr = Tracker(LAYOUT, IDENTITY)
     step(tr, [], 0)
     assert step(tr, [at("AS", 5, 5)], 1) == []
+
+
+def test_one_card_read_from_both_corners_is_one_doubtful_card() -> None:
+    from vision.tracking import MERGE_DOUBT, merge_split_cards
+
+    x, y = seat_xy(0)
+    split = [at("JS", x, y, 0.9), at("JS", x + 2, y - 23, 0.8)]  # offset along the long axis
+    merged = merge_split_cards(split)
+    assert len(merged) == 1 and merged[0].score == 0.9 * MERGE_DOUBT
+    pair = [at("JS", x, y), at("JS", x + 30, y + 2)]  # two decks' copies, fanned across
+    assert len(merge_split_cards(pair)) == 2
