@@ -187,7 +187,7 @@ class Merged:
     quad: Any
 
 
-def merge_split_cards(dets: list[DetectionLike]) -> list[DetectionLike]:
+def merge_split_cards(dets: Sequence[DetectionLike]) -> list[DetectionLike]:
     """One card read twice (its two index corners not paired) is one card.
 
     Two reads of the same face whose centres lie within half a card height of each other,
