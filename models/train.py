@@ -110,11 +110,13 @@ def train_cls(
     val: tuple[np.ndarray, np.ndarray],
     minutes: float,
     seed: int,
+    init: ClsNet | None = None,
+    lr0: float = 3e-3,
 ) -> ClsNet:
     torch.manual_seed(seed)
     g = torch.Generator().manual_seed(seed)
-    net = ClsNet()
-    opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
+    net = init or ClsNet()
+    opt = torch.optim.AdamW(net.parameters(), lr=lr0, weight_decay=1e-4)
     x_all = torch.from_numpy(bank[0]).permute(0, 3, 1, 2).contiguous()
     y_all = torch.from_numpy(bank[1])
     budget = minutes * 60
@@ -124,7 +126,7 @@ def train_cls(
     last = 0
     while (el := time.monotonic() - start) < budget:
         net.train()
-        lr = 3e-3 * 0.5 * (1 + math.cos(math.pi * el / budget))
+        lr = lr0 * 0.5 * (1 + math.cos(math.pi * el / budget))
         for pg in opt.param_groups:
             pg["lr"] = lr
         idx = torch.randint(0, len(y_all), (bs,), generator=g)
@@ -141,6 +143,57 @@ def train_cls(
     acc = eval_cls(net, val)
     print(f"classifier: {step} steps, validation accuracy {acc:.4f} on {len(val[1])} crops")
     return net
+
+
+def peak_bank(paths: list[Path], model: Path, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Classifier samples at the *localiser's own* peaks (what the classifier sees at run
+    time): a peak on a well-visible index corner is that face, a peak on nothing is
+    "none", a peak on a half-hidden corner is left out. Plus jittered true corners."""
+    from vision.detect import CardDetector, crop_index, decode_indices, suppress_duplicates
+
+    det = CardDetector(model)
+    rng = np.random.default_rng(seed)
+    xs: list[np.ndarray] = []
+    ys: list[int] = []
+    none = CLASSES.index("none")
+    bar = Progress(len(paths), "peak crops")
+    for p in paths:
+        img = cv2.imread(str(p), cv2.IMREAD_COLOR)
+        if img is None:
+            bar.update()
+            continue
+        lab = _labels(p)
+        loc, s = det.localise(img)
+        peaks = suppress_duplicates(decode_indices(loc, s, det.thresholds))
+        corners = [
+            (ix["xy"], ix["visible"], ix["height"], c["card"])
+            for c in lab["cards"]
+            for ix in c.get("indices", [])
+        ]
+        pyr: list[np.ndarray] = []
+        for pk in peaks:
+            near = [
+                (math.dist(xy, (pk.x, pk.y)), v, card)
+                for xy, v, h, card in corners
+                if math.dist(xy, (pk.x, pk.y)) < 0.12 * h
+            ]
+            if near:
+                _, v, card = min(near)
+                if v >= 0.75:
+                    y = CLASSES.index(card)
+                elif v < 0.35:
+                    y = none
+                else:
+                    continue
+            else:
+                y = none
+            xs.append(crop_index(img, pk, pyr))
+            ys.append(y)
+        c, yy = index_crops(img, lab, rng, neg_ratio=0.2)
+        xs.extend(c)
+        ys.extend(yy)
+        bar.update()
+    return np.stack(xs), np.asarray(ys, np.int64)
 
 
 @torch.no_grad()
@@ -319,12 +372,31 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--ckpt", type=Path, default=Path("artifacts/train"), help="checkpoints")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--export-only", action="store_true", help="export the checkpoints")
+    ap.add_argument(
+        "--finetune-cls",
+        type=float,
+        default=0,
+        help="minutes tuning the classifier on --out's peaks",
+    )
     ap.add_argument("--workers", type=int, default=1, help="data-loading processes")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     torch.set_num_threads(args.threads)
     t0 = time.monotonic()
+    if args.finetune_cls > 0:  # classifier on the localiser's own peaks, from checkpoints
+        train, val = scene_paths(args.data)
+        bank = peak_bank(train[: args.cls_scenes], args.out, args.seed + 11)
+        vbank = peak_bank(val[:60], args.out, args.seed + 12)
+        print(f"peak samples: {len(bank[1])} train, {len(vbank[1])} validation")
+        cls, loc = ClsNet(), LocNet()
+        cls.load_state_dict(torch.load(args.ckpt / "cls.pt"))
+        loc.load_state_dict(torch.load(args.ckpt / "loc.pt"))
+        print(f"before: validation accuracy {eval_cls(cls, vbank):.4f}")
+        cls = train_cls(bank, vbank, args.finetune_cls, args.seed, init=cls, lr0=1e-3)
+        torch.save(cls.state_dict(), args.ckpt / "cls_ft.pt")
+        export(loc, cls, args.out)
+        return 0
     if args.export_only:
         cls, loc = ClsNet(), LocNet()
         cls.load_state_dict(torch.load(args.ckpt / "cls.pt"))
