@@ -39,12 +39,15 @@ class Decision:
     observation: Observation | None
     unsure: Unsure | None = None
     ref_previous: bool = False  # a correction of the last event written for this seat/area
+    flags: Decision | None = None  # this is a needs_referee about that earlier decision
+    written_seq: int | None = None  # set by the writer once the event has its seq
 
 
 @dataclass
 class Trick:
     leader: int | None
     plays: list[tuple[int, int]] = field(default_factory=list)  # (seat, number of cards)
+    decisions: list[Decision] = field(default_factory=list)
 
     @property
     def lead_count(self) -> int | None:
@@ -268,7 +271,27 @@ class Fusion:
             "cards": cards,
             "confidence": round(float(min(scores, default=0.0)), 3),
         }
-        return [Decision(ev, obs, self._unsure(cards, scores, problems))]
+        d = Decision(ev, obs, self._unsure(cards, scores, problems))
+        self.trick.decisions.append(d)
+        return [d, *self._lead_in_doubt(obs)]
+
+    def _lead_in_doubt(self, obs: Observation) -> list[Decision]:
+        """Every follower laid the same number of cards, and not the lead's: the lead was
+        most likely misread (a card missed or read twice). Flag the lead, after the fact."""
+        if not self.turns or len(self.trick.plays) != self.n or not self.trick.decisions:
+            return []
+        counts = {k for _, k in self.trick.plays[1:]}
+        lead = self.trick.decisions[0]
+        if len(counts) != 1 or counts == {self.trick.plays[0][1]} or lead.unsure is not None:
+            return []
+        self.checks_failed["lead_count"] += 1
+        follow = counts.pop()
+        candidates: list[dict[str, Any]] = [
+            {"cards": lead.event["cards"], "confidence": lead.event["confidence"]}
+        ]
+        ev = {"type": "needs_referee", "candidates": candidates, "reason": "count"}
+        un = Unsure("count", candidates, f"every follower laid {follow} card(s)")
+        return [Decision(ev, obs, un, flags=lead)]
 
     def _extend_lead(
         self, seat: int, cards: list[str], scores: list[float], obs: Observation

@@ -129,3 +129,15 @@ def test_gouji_reads_are_checked_for_copies_but_not_for_turn_or_count() -> None:
     assert f.feed(appeared(4, "5S"))[0].unsure is None  # any seat, any count: the referee judges
     d = f.feed(appeared(2, "3H 3H"))[0]
     assert d.unsure is not None and d.unsure.reason == "impossible"  # five 3H with four decks
+
+
+def test_a_lead_every_follower_contradicts_is_flagged_after_the_fact() -> None:
+    f = ready()
+    lead = f.feed(appeared(0, "JS"))[0]  # a pair read as one card
+    assert lead.unsure is None
+    f.feed(appeared(1, "3S 4S"))  # the followers' counts are flagged as they come
+    f.feed(appeared(2, "KS KS"))
+    out = f.feed(appeared(3, "5S 9S"))
+    late = out[-1]
+    assert late.flags is lead and late.event["type"] == "needs_referee"
+    assert late.unsure is not None and "every follower laid 2" in late.unsure.detail
