@@ -13,7 +13,7 @@ import logging
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -545,6 +545,7 @@ def demo_pipeline(
     stream: Any = None,
     model: Path | None = None,
     video: Path | None = None,
+    hooks: NodeHooks | None = None,
 ) -> int:
     """``make demo``: render (or reuse) a simulated hand as an overhead video, then judge it
     live through the whole pipeline (video → recognizer → record → referee) with a terminal
@@ -553,6 +554,7 @@ def demo_pipeline(
     Offline and camera-free. Uses ``models/cards.onnx``; without it the renderer's own labels
     stand in for the recognizer, and the view says so. ``video``: replay this rendered video
     (with its ``.table.toml``/``.truth.jsonl`` beside it) instead of rendering one.
+    ``hooks``: more listeners (e.g. the evidence store, so the dashboard follows the match).
     """
     import os
     import sys
@@ -583,11 +585,24 @@ def demo_pipeline(
     title = f"tablescan demo: {video.name}, profile {profile}, reader: {reader}"
     node_box: list[TableNode] = []
     view_box: list[TerminalView] = []
-    hooks = NodeHooks(
-        on_event=lambda ev: view_box[0].event(ev) if view_box else None,
-        on_ruling=lambda ev, r: view_box[0].ruling(ev, r) if view_box else None,
+    extra = hooks or NodeHooks()
+
+    def on_event(ev: Event) -> None:
+        if extra.on_event is not None:
+            extra.on_event(ev)
+        if view_box:
+            view_box[0].event(ev)
+
+    def on_ruling(ev: Event, r: dict[str, Any]) -> None:
+        if extra.on_ruling is not None:
+            extra.on_ruling(ev, r)
+        if view_box:
+            view_box[0].ruling(ev, r)
+
+    node_hooks = replace(extra, on_event=on_event, on_ruling=on_ruling)
+    node = TableNode(
+        cfg, detector, node_hooks, evidence_dir=video.with_name(video.stem + ".evidence")
     )
-    node = TableNode(cfg, detector, hooks, evidence_dir=video.with_name(video.stem + ".evidence"))
     node_box.append(node)
     view = TerminalView(node, stream, title)
     view_box.append(view)
