@@ -280,12 +280,18 @@ def _jitter(x: torch.Tensor, g: torch.Generator) -> torch.Tensor:
 
 
 def train_loc(
-    train: list[Path], val: list[Path], minutes: float, seed: int, workers: int
+    train: list[Path],
+    val: list[Path],
+    minutes: float,
+    seed: int,
+    workers: int,
+    init: LocNet | None = None,
+    lr0: float = 2e-3,
 ) -> LocNet:
     torch.manual_seed(seed)
     g = torch.Generator().manual_seed(seed + 1)
-    net = LocNet()
-    opt = torch.optim.AdamW(net.parameters(), lr=2e-3, weight_decay=1e-4)
+    net = init or LocNet()
+    opt = torch.optim.AdamW(net.parameters(), lr=lr0, weight_decay=1e-4)
     ds = LocScenes(train, seed)
     budget = minutes * 60
     start = time.monotonic()
@@ -309,7 +315,7 @@ def train_loc(
                 done = True
                 break
             net.train()
-            lr = 2e-3 * min(1.0, (step + 1) / 100) * 0.5 * (1 + math.cos(math.pi * el / budget))
+            lr = lr0 * min(1.0, (step + 1) / 100) * 0.5 * (1 + math.cos(math.pi * el / budget))
             for pg in opt.param_groups:
                 pg["lr"] = lr
             from models.nets import finish_loc
@@ -372,6 +378,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--ckpt", type=Path, default=Path("artifacts/train"), help="checkpoints")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--export-only", action="store_true", help="export the checkpoints")
+    ap.add_argument("--finetune-loc", type=float, default=0, help="minutes more localiser")
     ap.add_argument(
         "--finetune-cls",
         type=float,
@@ -395,6 +402,17 @@ def main(argv: list[str] | None = None) -> int:
         print(f"before: validation accuracy {eval_cls(cls, vbank):.4f}")
         cls = train_cls(bank, vbank, args.finetune_cls, args.seed, init=cls, lr0=1e-3)
         torch.save(cls.state_dict(), args.ckpt / "cls_ft.pt")
+        export(loc, cls, args.out)
+        return 0
+    if args.finetune_loc > 0:  # more localiser training from the checkpoints
+        train, val = scene_paths(args.data)
+        cls, loc = ClsNet(), LocNet()
+        cls.load_state_dict(torch.load(args.ckpt / "cls_ft.pt"))
+        loc.load_state_dict(torch.load(args.ckpt / "loc.pt"))
+        loc = train_loc(
+            train, val[:60], args.finetune_loc, args.seed + 5, args.workers, init=loc, lr0=6e-4
+        )
+        torch.save(loc.state_dict(), args.ckpt / "loc_ft.pt")
         export(loc, cls, args.out)
         return 0
     if args.export_only:
