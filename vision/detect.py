@@ -66,6 +66,7 @@ class Thresholds:
     back_heat: float = 0.4
     card_score: float = 0.5
     max_peaks: int = 200
+    pair_radius: float = 0.4  # opposite corners of one card: centres closer than this × h
 
 
 @dataclass(frozen=True, slots=True)
@@ -260,7 +261,7 @@ def group_cards(
             if lab2 != lab or p.down[0] * q.down[0] + p.down[1] * q.down[1] > -0.5:
                 continue
             d = math.dist(p.centre, q.centre)
-            if d < 0.2 * min(p.height, q.height):
+            if d < t.pair_radius * min(p.height, q.height):
                 pairs.append((d, i, j))
     out: list[Detection] = []
     for _, i, j in sorted(pairs):
@@ -282,7 +283,7 @@ def _thresholds_of(session: object) -> Thresholds:
     meta = session.get_modelmeta().custom_metadata_map  # type: ignore[attr-defined]
     base = Thresholds()
     vals: dict[str, float | int] = {}
-    for name in ("index_heat", "back_heat", "card_score"):
+    for name in ("index_heat", "back_heat", "card_score", "pair_radius"):
         if name in meta:
             try:
                 vals[name] = float(meta[name])
