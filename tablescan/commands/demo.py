@@ -1,22 +1,56 @@
-"""``tablescan demo``: until the camera pipeline lands, a simulated 80-points match judged by
-the engine, printed as a referee's report (trump, tricks, bottom, level outcome)."""
+"""``tablescan demo`` (``make demo``): the main job on its embedded default, offline and with no
+camera: a simulated hand rendered as an overhead video (real deck designs) is judged live through
+the whole pipeline (video → recognizer → match record → referee → evidence store), shown in the
+terminal and on the referee dashboard at the same time. ``--engine-only`` prints the referee's
+report of simulated hands straight from the engine instead."""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import secrets
+import shutil
+import sys
+import tempfile
+import threading
+from pathlib import Path
+from typing import Any
 
 from engine.cards import format_cards
 from engine.tractor import ProfileError, Rules
 from engine.tractor.sim import SimHand, simulate_match
 
+DEMO_TABLE = "demo"
+
 SEATS = ("North", "West", "South", "East")
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("demo", help="simulate an 80-points match and print the referee's report")
+    p = sub.add_parser(
+        "demo", help="judge a rendered match video live, in the terminal and on the dashboard"
+    )
     p.add_argument("--seed", type=int, default=1, help="dealer seed (same seed, same match)")
     p.add_argument("--profile", default="standard", help="rule profile id or TOML path")
-    p.add_argument("--hands", type=int, default=4, help="at most this many hands")
+    p.add_argument("--speed", type=float, default=4.0, help="× real time (0: as fast as possible)")
+    p.add_argument("--port", type=int, default=8080, help="dashboard port (busy: any free one)")
+    p.add_argument(
+        "--video", type=Path, default=None, help="judge this rendered video (from render-match)"
+    )
+    p.add_argument("--no-dashboard", action="store_true", help="terminal view only")
+    p.add_argument(
+        "--data", type=Path, default=None, help="keep the evidence store here (default: temporary)"
+    )
+    p.add_argument(
+        "--linger",
+        type=float,
+        default=None,
+        help="seconds to keep the dashboard up after the hand (default: until Ctrl-C on a "
+        "terminal, 0 otherwise)",
+    )
+    p.add_argument(
+        "--engine-only", action="store_true", help="print simulated hands' reports, no video"
+    )
+    p.add_argument("--hands", type=int, default=4, help="with --engine-only: at most this many")
     p.set_defaults(func=run)
 
 
@@ -58,6 +92,10 @@ def report_hand(h: SimHand) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
+    return engine_report(args) if args.engine_only else live_demo(args)
+
+
+def engine_report(args: argparse.Namespace) -> int:
     try:
         rules = Rules.load(args.profile)
     except ProfileError as e:
@@ -70,3 +108,65 @@ def run(args: argparse.Namespace) -> int:
     teams = f"North/South {match.levels[0]}, West/East {match.levels[1]}"
     print(f"levels after {len(match.hands)} hand(s): {teams}")
     return 0
+
+
+def live_demo(args: argparse.Namespace) -> int:
+    from tablescan.node import NodeHooks, demo_pipeline
+    from tablescan.store.evidence import EvidenceStore
+    from tablescan.store.hooks import store_hooks
+
+    data = args.data
+    if data is None:
+        data = Path(tempfile.mkdtemp(prefix="tablescan-demo-"))
+    store = EvidenceStore(data)
+    server = None if args.no_dashboard else _start_dashboard(data, args.port)
+    try:
+        code = demo_pipeline(
+            seed=args.seed,
+            profile=args.profile,
+            speed=args.speed,
+            video=args.video,
+            hooks=NodeHooks(**store_hooks(store, DEMO_TABLE)),
+        )
+        if server is not None:
+            _linger(args.linger)
+        return code
+    finally:
+        if server is not None:
+            server.close()
+        store.close()
+        if args.data is None:
+            shutil.rmtree(data, ignore_errors=True)
+
+
+def _start_dashboard(data: Path, port: int) -> Any:
+    """The referee dashboard on 127.0.0.1 in a background thread, with a one-off login."""
+    import waitress
+
+    from dashboard.app import create_app
+    from tablescan.users import UserStore
+
+    app = create_app(data)
+    try:
+        server = waitress.create_server(app, host="127.0.0.1", port=port, threads=16)
+    except OSError:
+        server = waitress.create_server(app, host="127.0.0.1", port=0, threads=16)
+    url = f"http://127.0.0.1:{server.effective_port}"
+    users = UserStore(data)
+    password = secrets.token_urlsafe(9)
+    users.add("demo", "head", password)
+    token = users.new_overlay_token(DEMO_TABLE, by="demo")
+    threading.Thread(target=server.run, name="dashboard", daemon=True).start()
+    print(f"dashboard: {url}/login  (user demo, password {password})")
+    print(f"overlay:   {url}/overlay/{DEMO_TABLE}?token={token}", flush=True)
+    return server
+
+
+def _linger(seconds: float | None) -> None:
+    if seconds is None:
+        seconds = float("inf") if sys.stdin.isatty() else 0.0
+    if seconds <= 0:
+        return
+    print("the dashboard stays up: Ctrl-C to stop", flush=True)
+    with contextlib.suppress(KeyboardInterrupt):
+        threading.Event().wait(None if seconds == float("inf") else seconds)

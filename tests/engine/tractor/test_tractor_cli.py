@@ -40,7 +40,7 @@ def test_profiles_show_cites_and_marks_inherited() -> None:
 
 
 def test_demo_prints_referee_report() -> None:
-    out = cli("demo", "--seed", "3", "--hands", "2")
+    out = cli("demo", "--engine-only", "--seed", "3", "--hands", "2")
     assert out.returncode == 0, out.stderr
     text = out.stdout
     assert "== hand 1" in text and "== hand 2" in text
