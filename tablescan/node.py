@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib
 import logging
 import time
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -31,13 +31,21 @@ from vision.calibration import (
     calibrate_aruco,
     calibrate_points,
 )
-from vision.fusion import Decision, Fusion
+from vision.fusion import Decision, Fusion, Trick
 from vision.motion import MotionGate
 from vision.sources import Frame, FrameSource
 from vision.tracking import DetectionLike, Observation, Read, Tracker
 
 log = logging.getLogger(__name__)
 Event = dict[str, Any]
+# what the camera path writes (a resume replays these; buttons and referees' events it does not)
+CAMERA_EVENTS = frozenset({"play", "declare", "bury", "bottom_reveal", "needs_referee", "hand_end"})
+
+
+def from_camera(ev: Event) -> bool:
+    """Written by the camera path (fusion's own corrections included), not a button or a
+    referee: a resume replays exactly these."""
+    return ev["type"] in CAMERA_EVENTS or (ev["type"] == "correction" and ev.get("by") == "camera")
 
 
 class Detector(Protocol):
@@ -137,6 +145,7 @@ class TableNode:
         use_referee: bool = True,
         sure_score: float = 0.85,
         recheck_frames: int = 2,
+        resume: Sequence[Event] = (),
     ) -> None:
         self.cfg = cfg
         self.detector = detector
@@ -174,10 +183,112 @@ class TableNode:
             turns=cfg.game == "tractor",
             level=self._level,
         )
+        self._replay: deque[Event] = deque()
+        self._unfed: deque[Event] = deque()
+        self._replayed = False
+        self._seed_areas: dict[int, list[str]] = {}
+        self.resumed_at: float | None = None
+        if resume:
+            self._restore(resume)
+            return
         self._write({**cfg.match_start()}, 0.0)
         self._write(
             {"type": "hand_start", "hand": hand, "banker": cfg.banker, "level": self._level}, 0.0
         )
+
+    # --- resuming after a crash -------------------------------------------------------------
+
+    def _restore(self, stored: Sequence[Event]) -> None:
+        """Rebuild from the events already stored for this table (the node crashed): the
+        referee is fed them, seq continues after the last one, nothing is written again.
+
+        A recorded source then replays its frames up to the last stored event with every
+        event it regenerates matched, in order, to a stored one (the tracker and fusion learn
+        exactly what they knew; nothing is emitted); a live source calls ``continue_live``."""
+        events = sorted(stored, key=lambda e: int(e["seq"]))
+        self.events = list(events)
+        self.seq.next_seq = int(events[-1]["seq"]) + 1
+        self.resumed_at = max(float(e.get("t", 0.0)) for e in events)
+        for ev in events:
+            if ev["type"] == "hand_start":
+                self.hand = int(ev.get("hand", self.hand))
+        self._unfed = deque(events)
+        self._replay = deque(e for e in events if from_camera(e))
+        # the referee learns the stored record as the replay reaches it (fusion asks it whose
+        # lead it is, so it must not know the future); what precedes the first play now
+        self._feed_stored(int(self._replay[0]["seq"]) - 1 if self._replay else None)
+        log.info(
+            "table %s: resuming after seq %d (t=%.3f s)",
+            self.cfg.table_id,
+            self.seq.next_seq - 1,
+            self.resumed_at,
+        )
+
+    def _feed_stored(self, upto: int | None) -> None:
+        """Feed the referee the stored events up to seq ``upto`` (None: all of them)."""
+        while self._unfed and (upto is None or int(self._unfed[0]["seq"]) <= upto):
+            ev = self._unfed.popleft()
+            if ev["type"] in ("play", "declare", "bury", "bottom_reveal"):
+                self._last_event_seq = int(ev["seq"])
+            if self.referee is None:
+                continue
+            try:
+                rulings = self.referee.feed(ev)
+            except Exception as e:
+                self.stats.errors["referee"] += 1
+                log.error("referee failed on stored seq %s: %s", ev.get("seq"), e)
+                continue
+            for r in rulings:  # re-sent: a crash may have come between an event and its ruling
+                self.rulings.append(r)
+                if self.hooks.on_ruling:
+                    self.hooks.on_ruling(ev, r)
+
+    @property
+    def catching_up(self) -> bool:
+        """Still replaying frames whose events are already stored (after a crash)."""
+        return bool(self._replay)
+
+    def continue_live(self) -> None:
+        """A live camera cannot go back: instead of replaying, fusion and the tracker are told
+        from the stored record what was played, what was buried, who declared, and which cards
+        of the current trick lie in which seat's area (so they are not read as new plays)."""
+        from engine.record import apply_corrections
+
+        self._replay.clear()
+        self._feed_stored(None)
+        f = self.fusion
+        events = [e for e in apply_corrections(self.events) if e["type"] != "correction"]
+        for ev in events:
+            kind = ev["type"]
+            if kind == "declare":
+                f.declarers.append(int(ev["seat"]))
+            elif kind == "bury":
+                f.bury_count = ev.get("count")
+                f.phase = "play"
+            elif kind in ("play", "bottom_reveal"):
+                f.seen.update(ev.get("cards", []))
+                if kind == "play":
+                    f.phase = "play"
+                else:
+                    f.phase = "done"
+            elif kind == "hand_end":
+                f.phase = "done"
+        hand: dict[str, Any] = {}
+        if self.referee is not None:
+            try:
+                hand = self.referee.state().get("hand") or {}
+            except Exception as e:
+                self.stats.errors["referee_state"] += 1
+                log.error("referee state failed: %s", e)
+        trick = hand.get("current_trick") or {}
+        plays = [p for p in trick.get("plays", []) if isinstance(p.get("seat"), int)]
+        if plays and f.phase == "play":
+            f.trick = Trick(
+                leader=plays[0]["seat"], plays=[(p["seat"], len(p["cards"])) for p in plays]
+            )
+            self._seed_areas = {p["seat"]: list(p["cards"]) for p in plays}
+        elif f.phase == "play":
+            f.trick = Trick(leader=self._next_leader())
 
     # --- the referee's knowledge, for fusion -------------------------------------------
 
@@ -213,6 +324,9 @@ class TableNode:
             threshold=self.cfg.motion_threshold,
         )
         self.tracker = Tracker(self.layout, self.calibration)
+        for area in self.layout.areas:
+            if area.seat is not None and area.kind != "centre" and area.seat in self._seed_areas:
+                self.tracker.tracks[area.name].held = Counter(self._seed_areas[area.seat])
 
     def masked(self, image: NDArray[np.uint8]) -> NDArray[np.uint8]:
         """The frame with the players' held hands blacked out (never read, never stored)."""
@@ -226,6 +340,12 @@ class TableNode:
             self._setup(frame)
         assert self.gate is not None and self.tracker is not None
         self.stats.frames += 1
+        if self._replay and self.resumed_at is not None and frame.t > self.resumed_at + 1e-6:
+            left = [int(e["seq"]) for e in self._replay]
+            self._replay.clear()
+            self._feed_stored(None)
+            self.stats.errors["resume_mismatch"] += 1
+            log.error("resume: stored events %s were not seen again in the replay", left)
         if frame.image is None or frame.image.ndim != 3 or frame.image.shape[2] != 3:
             self.stats.errors["bad_frame"] += 1
             log.warning("frame %d: not a BGR image (skipped)", frame.index)
@@ -354,6 +474,8 @@ class TableNode:
                 nr["evidence"] = evidence_id
             nr["meta"] = {"detail": d.unsure.detail}
             out += self._emit(nr, t)
+        # kept again when replayed: a crash may have come between the event and its frames
+        # (same frames, same bytes: the store holds them once)
         if frame is not None and image is not None and evidence_id and self.keep_evidence:
             self._keep_evidence(main, evidence_id, image)
         if t0 is not None and d.observation is not None and frame is not None:
@@ -366,6 +488,17 @@ class TableNode:
     def _emit(self, fields: Event, t: float) -> list[Event]:
         fields = dict(fields)
         kind = fields.pop("type")
+        self._replayed = False
+        if self._replay and from_camera({"type": kind, **fields}):
+            stored = self._replay.popleft()  # regenerated while catching up: already stored
+            self._replayed = True
+            self._feed_stored(int(stored["seq"]) if self._replay else None)
+            if stored["type"] != kind:
+                self.stats.errors["resume_mismatch"] += 1
+                log.error(
+                    "resume: seq %d was %s, the replay gave %s", stored["seq"], stored["type"], kind
+                )
+            return [stored]
         try:
             ev = self.seq.event(kind, t, table=self.cfg.table_id, **fields)
         except ValueError as e:
@@ -402,10 +535,13 @@ class TableNode:
                 if img is None:
                     continue
                 p = folder / f"{evidence_id}-{tag}.jpg"
-                if not p.exists():
-                    ok = cv2.imwrite(str(p), img, [cv2.IMWRITE_JPEG_QUALITY, 85])
+                if not p.exists():  # written whole, then renamed: a crash leaves no torn JPEG
+                    ok, jpeg = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 85])
                     if not ok:
-                        raise OSError(f"cannot write {p}")
+                        raise OSError(f"cannot encode {p}")
+                    part = p.with_name(p.name + ".part")
+                    part.write_bytes(jpeg.tobytes())
+                    part.replace(p)
                 paths.append(p)
         except OSError as e:
             self.stats.errors["evidence"] += 1
@@ -415,12 +551,23 @@ class TableNode:
             self.hooks.on_evidence(ev, paths)
 
 
-def run_source(node: TableNode, source: FrameSource, max_frames: int | None = None) -> NodeStats:
-    """Feed every frame of ``source`` to ``node`` and finish the hand."""
+def run_source(
+    node: TableNode, source: FrameSource, max_frames: int | None = None, speed: float = 0.0
+) -> NodeStats:
+    """Feed every frame of ``source`` to ``node`` and finish the hand. ``speed`` > 0 paces a
+    recorded source at that many times real time (frames replayed after a crash are not)."""
     start = time.perf_counter()
     last_t = 0.0
+    paced_from: tuple[float, float] | None = None  # (wall clock, video t) pacing started
     try:
         for frame in source.frames():
+            if speed > 0 and not node.catching_up:
+                now = time.monotonic()
+                if paced_from is None:
+                    paced_from = (now, frame.t)
+                wait = (frame.t - paced_from[1]) / speed - (now - paced_from[0])
+                if wait > 0:
+                    time.sleep(wait)
             node.process(frame)
             last_t = frame.t
             if max_frames is not None and frame.index + 1 >= max_frames:

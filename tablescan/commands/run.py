@@ -8,11 +8,14 @@ import logging
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tablescan.config import TableConfig
 from tablescan.node import Detector, NodeHooks, TableNode
 from vision.sources import Frame
+
+if TYPE_CHECKING:
+    from tablescan.store.evidence import EvidenceStore
 
 log = logging.getLogger(__name__)
 
@@ -30,6 +33,12 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         help="'labels': a rendered video's own labels stand in for the recognizer (testing)",
     )
     p.add_argument("--max-frames", type=int, default=None, help="stop after N frames")
+    p.add_argument(
+        "--speed",
+        type=float,
+        default=0.0,
+        help="pace a video file at this many times real time (default 0: as fast as it reads)",
+    )
     p.add_argument(
         "--data",
         type=Path,
@@ -54,18 +63,23 @@ def run(args: argparse.Namespace) -> int:
     except ConfigError as e:
         log.error("%s", e)
         return 2
-    hooks, closers = store_wiring(args.data, cfg) if args.data else (NodeHooks(), [])
+    stored: list[dict[str, Any]] = []
+    if args.data:
+        hooks, closers, store = store_wiring(args.data, cfg)
+        stored = store.events(cfg.table_id)  # a crash left events: resume after them
+    else:
+        hooks, closers = NodeHooks(), []
     path = args.output or cfg.path.with_name(cfg.table_id + ".jsonl")
     with open(path, "a", encoding="utf-8") as out:
         store_event = hooks.on_event
 
         def on_event(ev: dict[str, Any]) -> None:
+            if store_event is not None:  # durable first: the store is the acknowledged record
+                store_event(ev)
             line = dumps_event(ev)
             out.write(line + "\n")
             out.flush()
             print(line, flush=True)
-            if store_event is not None:
-                store_event(ev)
 
         hooks.on_event = on_event
 
@@ -79,10 +93,12 @@ def run(args: argparse.Namespace) -> int:
                 detector = LabelDetector(video.with_name(video.stem + ".labels.jsonl"))
             else:
                 detector = load_detector(cfg, args.model)
-            node = TableNode(cfg, detector, hooks)
+            node = TableNode(cfg, detector, hooks, resume=stored)
+            if stored and getattr(source, "live", False):
+                node.continue_live()  # a camera goes on from now; a file replays to the crash
             if args.data:
                 hooks.on_frame = live_frames(args.data, cfg.table_id, node)
-            stats = run_source(node, source, max_frames=args.max_frames)
+            stats = run_source(node, source, max_frames=args.max_frames, speed=args.speed)
         except (SourceError, CalibrationError, FileNotFoundError, OSError) as e:
             log.error("%s", e)
             return 1
@@ -93,13 +109,15 @@ def run(args: argparse.Namespace) -> int:
     return 0 if not stats.errors else 1
 
 
-def store_wiring(data: Path, cfg: TableConfig) -> tuple[NodeHooks, list[Callable[[], None]]]:
+def store_wiring(
+    data: Path, cfg: TableConfig
+) -> tuple[NodeHooks, list[Callable[[], None]], EvidenceStore]:
     """Events, rulings and evidence JPEGs chained into the evidence store under ``data``."""
     from tablescan.store.evidence import EvidenceStore
     from tablescan.store.hooks import store_hooks
 
     store = EvidenceStore(data)
-    return NodeHooks(**store_hooks(store, cfg.table_id)), [store.close]
+    return NodeHooks(**store_hooks(store, cfg.table_id)), [store.close], store
 
 
 def dashboard_calibration(data: Path, cfg: TableConfig) -> TableConfig:
