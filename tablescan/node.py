@@ -187,6 +187,9 @@ class TableNode:
         self._unfed: deque[Event] = deque()
         self._replayed = False
         self._seed_areas: dict[int, list[str]] = {}
+        self._presses: set[str] = set()  # seat-button presses recorded (by meta.press)
+        self.t_now = 0.0  # the match clock: the latest frame's time
+        self.judged = 0  # events the referee has taken (the lights follow it)
         self.resumed_at: float | None = None
         if resume:
             self._restore(resume)
@@ -212,6 +215,9 @@ class TableNode:
         for ev in events:
             if ev["type"] == "hand_start":
                 self.hand = int(ev.get("hand", self.hand))
+            press = (ev.get("meta") or {}).get("press")
+            if isinstance(press, str):
+                self._presses.add(press)
         self._unfed = deque(events)
         self._replay = deque(e for e in events if from_camera(e))
         # the referee learns the stored record as the replay reaches it (fusion asks it whose
@@ -238,6 +244,8 @@ class TableNode:
                 self.stats.errors["referee"] += 1
                 log.error("referee failed on stored seq %s: %s", ev.get("seq"), e)
                 continue
+            finally:
+                self.judged += 1
             for r in rulings:  # re-sent: a crash may have come between an event and its ruling
                 self.rulings.append(r)
                 if self.hooks.on_ruling:
@@ -340,6 +348,7 @@ class TableNode:
             self._setup(frame)
         assert self.gate is not None and self.tracker is not None
         self.stats.frames += 1
+        self.t_now = frame.t
         if self._replay and self.resumed_at is not None and frame.t > self.resumed_at + 1e-6:
             left = [int(e["seq"]) for e in self._replay]
             self._replay.clear()
@@ -516,11 +525,26 @@ class TableNode:
                 self.stats.errors["referee"] += 1
                 log.error("referee failed on seq %d: %s", ev["seq"], e)
                 rulings = []
+            self.judged += 1
             for r in rulings:
                 self.rulings.append(r)
                 if self.hooks.on_ruling:
                     self.hooks.on_ruling(ev, r)
         return [ev]
+
+    def external(self, body: Event) -> list[Event]:
+        """An event from outside the camera (a seat button: ``pass``/``button``) through the
+        normal path: seq assigned here, stored, judged. A press already recorded (same
+        ``meta.press``, e.g. resent by the board after a host restart) is dropped."""
+        press = (body.get("meta") or {}).get("press")
+        if isinstance(press, str):
+            if press in self._presses:
+                log.info("press %s already recorded (dropped)", press)
+                return []
+            self._presses.add(press)
+        fields = {k: v for k, v in body.items() if k not in ("v", "seq", "t", "table")}
+        t = body.get("t")
+        return self._emit(fields, float(t) if isinstance(t, int | float) else self.t_now)
 
     def _write(self, fields: Event, t: float) -> None:
         self._emit(dict(fields), t)
@@ -552,10 +576,15 @@ class TableNode:
 
 
 def run_source(
-    node: TableNode, source: FrameSource, max_frames: int | None = None, speed: float = 0.0
+    node: TableNode,
+    source: FrameSource,
+    max_frames: int | None = None,
+    speed: float = 0.0,
+    between: Callable[[], None] | None = None,
 ) -> NodeStats:
     """Feed every frame of ``source`` to ``node`` and finish the hand. ``speed`` > 0 paces a
-    recorded source at that many times real time (frames replayed after a crash are not)."""
+    recorded source at that many times real time (frames replayed after a crash are not).
+    ``between()`` runs after every frame (seat buttons in, lights out)."""
     start = time.perf_counter()
     last_t = 0.0
     paced_from: tuple[float, float] | None = None  # (wall clock, video t) pacing started
@@ -570,6 +599,8 @@ def run_source(
                     time.sleep(wait)
             node.process(frame)
             last_t = frame.t
+            if between is not None:
+                between()
             if max_frames is not None and frame.index + 1 >= max_frames:
                 break
     finally:

@@ -7,6 +7,7 @@ import dataclasses
 import logging
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -15,6 +16,7 @@ from tablescan.node import Detector, NodeHooks, TableNode
 from vision.sources import Frame
 
 if TYPE_CHECKING:
+    from firmware_bridge.bridge import SeatBridge
     from tablescan.store.evidence import EvidenceStore
 
 log = logging.getLogger(__name__)
@@ -38,6 +40,13 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         type=float,
         default=0.0,
         help="pace a video file at this many times real time (default 0: as fast as it reads)",
+    )
+    p.add_argument(
+        "--serial",
+        default=None,
+        metavar="URL",
+        help="the seat controller (buttons, LEDs, buzzer): a /dev/serial/by-id/... path or a "
+        "pyserial URL such as virtualseat://t1",
     )
     p.add_argument(
         "--data",
@@ -96,9 +105,19 @@ def run(args: argparse.Namespace) -> int:
             node = TableNode(cfg, detector, hooks, resume=stored)
             if stored and getattr(source, "live", False):
                 node.continue_live()  # a camera goes on from now; a file replays to the crash
+            between = None
+            if args.serial:
+                seats = SeatButtons.open(node, args.serial)
+                closers.insert(0, seats.close)
+                between = seats.poll
             if args.data:
-                hooks.on_frame = live_frames(args.data, cfg.table_id, node)
-            stats = run_source(node, source, max_frames=args.max_frames, speed=args.speed)
+                serial = seats.bridge.health if args.serial else None
+                hooks.on_frame = live_frames(args.data, cfg.table_id, node, serial)
+            stats = run_source(
+                node, source, max_frames=args.max_frames, speed=args.speed, between=between
+            )
+            if between is not None:
+                between()  # the lights show the hand's end
         except (SourceError, CalibrationError, FileNotFoundError, OSError) as e:
             log.error("%s", e)
             return 1
@@ -138,8 +157,51 @@ def dashboard_calibration(data: Path, cfg: TableConfig) -> TableConfig:
     return dataclasses.replace(cfg, calibration=cal)
 
 
-def live_frames(data: Path, table: str, node: TableNode) -> Callable[[Frame], None]:
-    """Share the latest masked frame (2 per second) and the node's health with the dashboard."""
+@dataclass
+class SeatButtons:
+    """The seat controller in the node: presses become ``pass``/``button`` record events on the
+    node's own path (seq, store, referee), and the referee's state drives the lights."""
+
+    node: TableNode
+    bridge: SeatBridge
+    shown: int = -1  # node.judged when the lights were last set
+
+    @classmethod
+    def open(cls, node: TableNode, url: str) -> SeatButtons:
+        from firmware_bridge.bridge import SeatBridge
+
+        return cls(node, SeatBridge(url, seats=len(node.cfg.seats)).start())
+
+    def poll(self) -> None:
+        """Take the presses that came in, then push the lights if the referee moved on. While
+        a resumed node replays its video, presses wait (the referee is behind)."""
+        if self.node.catching_up:
+            return
+        for body in self.bridge.take_events(lambda _arrived: self.node.t_now):
+            self.node.external(body)
+        if self.node.judged == self.shown or self.node.referee is None:
+            return
+        try:
+            state = self.node.referee.state()
+        except Exception as e:  # the lights wait; the camera keeps running
+            self.node.stats.errors["referee_state"] += 1
+            log.error("referee state failed: %s", e)
+            return
+        self.shown = self.node.judged
+        self.bridge.show(state)
+
+    def close(self) -> None:
+        self.bridge.stop()
+
+
+def live_frames(
+    data: Path,
+    table: str,
+    node: TableNode,
+    serial: Callable[[], dict[str, Any]] | None = None,
+) -> Callable[[Frame], None]:
+    """Share the latest masked frame (2 per second) and the node's health, with the seat
+    controller's link (``serial``: state, resend counters), with the dashboard."""
     import cv2
 
     from tablescan.store.live import LiveFiles
@@ -164,6 +226,7 @@ def live_frames(data: Path, table: str, node: TableNode) -> Callable[[Frame], No
                 "queue": 0,
                 "needs_referee": st.needs_referee,
                 "errors": dict(st.errors),
+                **({"serial": serial()} if serial is not None else {}),
             },
         )
 
