@@ -34,7 +34,7 @@ from vision.calibration import (
 from vision.fusion import Decision, Fusion, Trick
 from vision.motion import MotionGate
 from vision.sources import Frame, FrameSource
-from vision.tracking import DetectionLike, Observation, Read, Tracker
+from vision.tracking import BACK, DetectionLike, Observation, Read, Tracker
 
 log = logging.getLogger(__name__)
 Event = dict[str, Any]
@@ -186,7 +186,8 @@ class TableNode:
         self._replay: deque[Event] = deque()
         self._unfed: deque[Event] = deque()
         self._replayed = False
-        self._seed_areas: dict[int, list[str]] = {}
+        self._seed_areas: dict[int, list[str]] = {}  # resumed live: cards on the table
+        self._seed_centre = 0  # resumed live: the buried bottom lying face down
         self._presses: set[str] = set()  # seat-button presses recorded (by meta.press)
         self.t_now = 0.0  # the match clock: the latest frame's time
         self.judged = 0  # events the referee has taken (the lights follow it)
@@ -273,12 +274,14 @@ class TableNode:
             elif kind == "bury":
                 f.bury_count = ev.get("count")
                 f.phase = "play"
+                self._seed_centre = int(ev.get("count") or 0)
             elif kind in ("play", "bottom_reveal"):
                 f.seen.update(ev.get("cards", []))
                 if kind == "play":
                     f.phase = "play"
                 else:
                     f.phase = "done"
+                    self._seed_centre = 0
             elif kind == "hand_end":
                 f.phase = "done"
         hand: dict[str, Any] = {}
@@ -333,7 +336,9 @@ class TableNode:
         )
         self.tracker = Tracker(self.layout, self.calibration)
         for area in self.layout.areas:
-            if area.seat is not None and area.kind != "centre" and area.seat in self._seed_areas:
+            if area.kind == "centre" and self._seed_centre:
+                self.tracker.tracks[area.name].held = Counter({BACK: self._seed_centre})
+            elif area.seat is not None and area.seat in self._seed_areas:
                 self.tracker.tracks[area.name].held = Counter(self._seed_areas[area.seat])
 
     def masked(self, image: NDArray[np.uint8]) -> NDArray[np.uint8]:

@@ -13,10 +13,12 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from tablescan.node import played
+from tablescan.config import load_config
+from tablescan.node import TableNode, played
 from tablescan.store import EvidenceStore
 from tablescan.store.verify import verify_store
-from vision.render_match import RenderResult, read_truth
+from vision.render_match import LabelDetector, RenderResult, read_truth
+from vision.sources import open_source
 
 ROOT = Path(__file__).resolve().parents[2]
 KILL_AFTER_PLAYS = 6  # mid-hand: the second trick is half played
@@ -104,3 +106,28 @@ def test_sigkill_mid_hand_then_resume(hand_clip: RenderResult, tmp_path: Path) -
         timeout=60,
     )
     assert verify.returncode == 0, verify.stdout + verify.stderr
+
+
+def test_live_camera_resumes_from_the_record(hand_clip: RenderResult, tmp_path: Path) -> None:
+    """A camera cannot rewind: a node restarted mid-trick learns from the stored record what
+    was played and what lies on the table, then reads on from the frames that come next."""
+    cfg = load_config(hand_clip.table)
+    labels = hand_clip.video.with_name(hand_clip.video.stem + ".labels.jsonl")
+    frames = open_source(str(hand_clip.video), cfg.fps).frames()
+    first = TableNode(cfg, LabelDetector(labels), evidence_dir=tmp_path / "ev")
+    for frame in frames:
+        first.process(frame)
+        if sum(e["type"] == "play" for e in first.events) >= KILL_AFTER_PLAYS:
+            break
+    record = list(first.events)
+    again = TableNode(cfg, LabelDetector(labels), resume=record, evidence_dir=tmp_path / "ev")
+    again.continue_live()
+    assert again.seq.next_seq == len(record)
+    for frame in frames:  # the camera goes on
+        again.process(frame)
+    again.finish(again.t_now)
+    assert again.events[: len(record)] == record
+    assert [e["seq"] for e in again.events] == list(range(len(again.events)))
+    assert played(again.events) == played(read_truth(hand_clip.truth))
+    assert not any(e["type"] == "needs_referee" for e in again.events)
+    assert not again.stats.errors
