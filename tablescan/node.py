@@ -64,6 +64,8 @@ class NodeHooks:
     ``on_ruling(event, ruling)``: each ruling the referee gave on that event.
     ``on_observation(obs)``: each tracker observation (for live views and debugging).
     ``on_frame(frame)``: every frame, after gating (``TableNode.masked`` hides the hands).
+    ``foreign(after_seq)``: events others (the dashboard's referees) stored after that seq;
+    the node takes them into its record and referee before it numbers its next event.
     """
 
     on_event: Callable[[Event], None] | None = None
@@ -71,6 +73,7 @@ class NodeHooks:
     on_ruling: Callable[[Event, dict[str, Any]], None] | None = None
     on_observation: Callable[[Observation], None] | None = None
     on_frame: Callable[[Frame], None] | None = None
+    foreign: Callable[[int], list[Event]] | None = None
 
 
 @dataclass
@@ -513,16 +516,44 @@ class TableNode:
                     "resume: seq %d was %s, the replay gave %s", stored["seq"], stored["type"], kind
                 )
             return [stored]
-        try:
-            ev = self.seq.event(kind, t, table=self.cfg.table_id, **fields)
-        except ValueError as e:
-            self.stats.errors["invalid_event"] += 1
-            log.error("event not written: %s: %s", kind, e)
-            return []
+        for attempt in range(3):
+            self._adopt_foreign()
+            try:
+                ev = self.seq.event(kind, t, table=self.cfg.table_id, **fields)
+            except ValueError as e:
+                self.stats.errors["invalid_event"] += 1
+                log.error("event not written: %s: %s", kind, e)
+                return []
+            try:
+                if self.hooks.on_event:
+                    self.hooks.on_event(ev)
+            except Exception:
+                self.seq.next_seq -= 1  # not written
+                if attempt < 2 and self._adopt_foreign():
+                    continue  # a referee's event took that seq just now: number it again
+                raise
+            break
         self.events.append(ev)
         self.stats.events += 1
-        if self.hooks.on_event:
-            self.hooks.on_event(ev)
+        self._judge(ev)
+        return [ev]
+
+    def _adopt_foreign(self) -> int:
+        """Take in what others stored since our last event (a ruling, a correction)."""
+        if self.hooks.foreign is None:
+            return 0
+        taken = 0
+        for ev in self.hooks.foreign(self.seq.next_seq - 1):
+            if int(ev["seq"]) != self.seq.next_seq:
+                continue  # the store keeps seq gap-free; never guess
+            self.events.append(ev)
+            self.seq.next_seq += 1
+            taken += 1
+            log.info("seq %d (%s) came from outside the node", ev["seq"], ev["type"])
+            self._judge(ev)
+        return taken
+
+    def _judge(self, ev: Event) -> None:
         if self.referee is not None:
             try:
                 rulings = self.referee.feed(ev)
@@ -535,7 +566,6 @@ class TableNode:
                 self.rulings.append(r)
                 if self.hooks.on_ruling:
                     self.hooks.on_ruling(ev, r)
-        return [ev]
 
     def external(self, body: Event) -> list[Event]:
         """An event from outside the camera (a seat button: ``pass``/``button``) through the
