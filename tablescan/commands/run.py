@@ -136,15 +136,7 @@ def store_wiring(
     from tablescan.store.hooks import store_hooks
 
     store = EvidenceStore(data)
-    h = store_hooks(store, cfg.table_id)
-    hooks = NodeHooks(
-        on_event=h["on_event"],
-        on_evidence=h["on_evidence"],
-        on_ruling=h["on_ruling"],
-        # the dashboard appends rulings and corrections to the same record: the node takes
-        # them in before numbering its own next event
-        foreign=lambda after: store.events(cfg.table_id, after_seq=after),
-    )
+    hooks = NodeHooks(**store_hooks(store, cfg.table_id))
     return hooks, [store.close], store
 
 

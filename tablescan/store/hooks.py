@@ -2,7 +2,8 @@
 
 Every record event is chained (``append_event``), the JPEGs the node keeps for an event are
 stored by content and tied to its seq (named after their files, so the event's ``evidence`` id
-finds them), and every ruling the node's referee gives is chained too.
+finds them), and every ruling the node's referee gives is chained too; events the dashboard
+stored (rulings, corrections) come back to the node through ``foreign``.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Any
 from tablescan.store.evidence import EvidenceStore
 
 
-def store_hooks(store: EvidenceStore, table: str) -> dict[str, Callable[..., None]]:
+def store_hooks(store: EvidenceStore, table: str) -> dict[str, Callable[..., Any]]:
     def on_event(event: dict[str, Any]) -> None:
         store.append_event(table, event)
 
@@ -31,4 +32,14 @@ def store_hooks(store: EvidenceStore, table: str) -> dict[str, Callable[..., Non
     def on_ruling(event: dict[str, Any], ruling: dict[str, Any]) -> None:
         store.append_ruling(table, ruling)
 
-    return {"on_event": on_event, "on_evidence": on_evidence, "on_ruling": on_ruling}
+    def foreign(after_seq: int) -> list[dict[str, Any]]:
+        # the dashboard appends rulings and corrections to the same record: the node takes
+        # them in before numbering its own next event
+        return store.events(table, after_seq=after_seq)
+
+    return {
+        "on_event": on_event,
+        "on_evidence": on_evidence,
+        "on_ruling": on_ruling,
+        "foreign": foreign,
+    }
