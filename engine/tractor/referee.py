@@ -618,40 +618,20 @@ class Referee:
         trick.plays.append(rec)
         h.tricks.append(trick)
         if check_turn and expected is not None and rec.seat != expected and 0 <= expected < n:
-            self._violate(
+            self._immediate(
                 h,
                 "out_of_turn",
-                rec.seat,
-                rec.seq,
-                rec.seq,
-                [rec.evidence],
-                "immediate",
+                rec,
                 f"led trick {trick.index + 1} but seat {expected} was to lead",
             )
         if trump is None:
             return
         if combo.suit is None:
-            self._violate(
-                h,
-                "illegal_lead",
-                rec.seat,
-                rec.seq,
-                rec.seq,
-                [rec.evidence],
-                "immediate",
-                "a lead of several suits is no combination",
-            )
+            self._immediate(h, "illegal_lead", rec, "a lead of several suits is no combination")
         elif combo.is_throw and not self.rules.throw.allowed:
             trick.legal_lead = False
-            self._violate(
-                h,
-                "illegal_lead",
-                rec.seat,
-                rec.seq,
-                rec.seq,
-                [rec.evidence],
-                "immediate",
-                "a throw (甩牌), which this profile does not allow",
+            self._immediate(
+                h, "illegal_lead", rec, "a throw (甩牌), which this profile does not allow"
             )
         elif combo.is_throw:
             start = {s: len(k.plays) for s, k in h.seats.items() if s != rec.seat}
@@ -667,15 +647,8 @@ class Referee:
         )
         cur.plays.append(rec)
         if expected is not None and rec.seat != expected:
-            self._violate(
-                h,
-                "out_of_turn",
-                rec.seat,
-                rec.seq,
-                rec.seq,
-                [rec.evidence],
-                "immediate",
-                f"played in trick {cur.index + 1} before seat {expected}",
+            self._immediate(
+                h, "out_of_turn", rec, f"played in trick {cur.index + 1} before seat {expected}"
             )
         want = len(cur.lead.cards)
         if len(rec.cards) != want:
@@ -854,6 +827,10 @@ class Referee:
                 )
 
     # --- violations and scoring --------------------------------------------------------
+
+    def _immediate(self, h: HandState, rule: str, rec: PlayRec, detail: str) -> None:
+        """A violation the play itself proves (its own seq and frames are the evidence)."""
+        self._violate(h, rule, rec.seat, rec.seq, rec.seq, [rec.evidence], "immediate", detail)
 
     def _violate(
         self,
