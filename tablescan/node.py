@@ -759,6 +759,7 @@ def demo_pipeline(
     model: Path | None = None,
     video: Path | None = None,
     hooks: NodeHooks | None = None,
+    labels: bool = False,
 ) -> int:
     """``make demo``: render (or reuse) a simulated hand as an overhead video, then judge it
     live through the whole pipeline (video → recognizer → record → referee) with a terminal
@@ -768,6 +769,7 @@ def demo_pipeline(
     stand in for the recognizer, and the view says so. ``video``: replay this rendered video
     (with its ``.table.toml``/``.truth.jsonl`` beside it) instead of rendering one.
     ``hooks``: more listeners (e.g. the evidence store, so the dashboard follows the match).
+    ``labels``: read the renderer's labels instead of the model (checks the rest of the chain).
     """
     import os
     import sys
@@ -789,12 +791,12 @@ def demo_pipeline(
     cfg = load_config(table)
     detector: Detector
     model_path = model or Path(__file__).resolve().parent.parent / "models" / "cards.onnx"
-    if model_path.exists():
+    if model_path.exists() and not labels:
         detector = load_detector(cfg, model_path)
         reader = f"recognizer {model_path.name}"
     else:
         detector = LabelDetector(video.with_name(video.stem + ".labels.jsonl"))
-        reader = "renderer labels (models/cards.onnx not found)"
+        reader = "renderer labels" + ("" if labels else f" ({model_path.name} not found)")
     title = f"tablescan demo: {video.name}, profile {profile}, reader: {reader}"
     node_box: list[TableNode] = []
     view_box: list[TerminalView] = []

@@ -36,6 +36,11 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument(
         "--video", type=Path, default=None, help="judge this rendered video (from render-match)"
     )
+    p.add_argument(
+        "--labels",
+        action="store_true",
+        help="read the renderer's labels instead of the model (checks the rest of the pipeline)",
+    )
     p.add_argument("--no-dashboard", action="store_true", help="terminal view only")
     p.add_argument(
         "--data", type=Path, default=None, help="keep the evidence store here (default: temporary)"
@@ -126,6 +131,7 @@ def live_demo(args: argparse.Namespace) -> int:
             profile=args.profile,
             speed=args.speed,
             video=args.video,
+            labels=args.labels,
             hooks=NodeHooks(**store_hooks(store, DEMO_TABLE)),
         )
         if server is not None:
