@@ -147,22 +147,20 @@ def live_demo(args: argparse.Namespace) -> int:
 
 def _start_dashboard(data: Path, port: int) -> Any:
     """The referee dashboard on 127.0.0.1 in a background thread, with a one-off login."""
-    import waitress
-
     from dashboard.app import create_app
+    from dashboard.serving import BackgroundServer
     from tablescan.users import UserStore
 
     app = create_app(data)
     try:
-        server = waitress.create_server(app, host="127.0.0.1", port=port, threads=16)
-    except OSError:
-        server = waitress.create_server(app, host="127.0.0.1", port=0, threads=16)
-    url = f"http://127.0.0.1:{server.effective_port}"
+        server = BackgroundServer(app, port=port)
+    except OSError:  # the port is taken: any free one
+        server = BackgroundServer(app, port=0)
+    url = server.url
     users = UserStore(data)
     password = secrets.token_urlsafe(9)
     users.add("demo", "head", password)
     token = users.new_overlay_token(DEMO_TABLE, by="demo")
-    threading.Thread(target=server.run, name="dashboard", daemon=True).start()
     print(f"dashboard: {url}/login  (user demo, password {password})")
     print(f"overlay:   {url}/overlay/{DEMO_TABLE}?token={token}", flush=True)
     return server
