@@ -3,7 +3,7 @@
 ``make demo`` serves the dashboard beside the live pipeline, and the browser tests and bench
 drive a real server. waitress's loop is not thread-safe: closing its sockets from another
 thread races its ``select`` (EBADF) and leaves client sockets open, so ``close`` asks the
-loop's own thread to close everything, then waits for it.
+loop's own thread to close the clients, lets the workers finish, then ends the loop.
 """
 
 from __future__ import annotations
@@ -24,10 +24,17 @@ class BackgroundServer:
         self.thread.start()
 
     def close(self, timeout: float = 5.0) -> None:
-        def close_all() -> None:  # runs in the loop's thread; an empty map ends the loop
-            for channel in list(self.server._map.values()):
-                channel.close()
+        server, trigger = self.server, self.server.trigger
 
-        self.server.trigger.pull_trigger(close_all)
+        def close_clients() -> None:  # in the loop's thread: clients go, listener and trigger stay
+            for channel in list(server._map.values()):
+                if channel is not trigger and channel is not server:
+                    channel.close()
+
+        trigger.pull_trigger(close_clients)
+        # workers (an SSE stream among them) see their client gone and finish; they may still
+        # pull the trigger meanwhile, so the server (listener + trigger) closes last, which
+        # empties the map and ends the loop
+        server.task_dispatcher.shutdown(timeout=timeout)
+        trigger.pull_trigger(server.close)
         self.thread.join(timeout)
-        self.server.task_dispatcher.shutdown(timeout=timeout)
