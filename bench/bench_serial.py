@@ -21,8 +21,6 @@ import tempfile
 import time
 from pathlib import Path
 
-from cobs import cobs
-
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
@@ -34,26 +32,12 @@ from firmware_bridge.protocol import (  # noqa: E402
     Heartbeat,
     Message,
     SetState,
-    crc16,
     encode_message,
 )
+from tests.firmware_bridge.reference import reference_frames  # noqa: E402
 
 FIRMWARE = ROOT / "firmware_bridge" / "firmware"
 STATE = SetState((1, 0, 2, 0))
-
-
-def reference(stream: bytes) -> list[bytes]:
-    out = []
-    for seg in stream.split(b"\x00")[:-1]:
-        if not seg or len(seg) > 68:
-            continue
-        try:
-            raw = cobs.decode(seg)
-        except cobs.DecodeError:
-            continue
-        if len(raw) >= 6 and crc16(raw[:-2]) == int.from_bytes(raw[-2:], "big"):
-            out.append(raw[:-2])
-    return out
 
 
 def mutated(rng: random.Random) -> bytes:
@@ -82,7 +66,7 @@ def fuzz_python(n: int) -> None:
         nbytes += len(stream)
         dec = FrameDecoder()
         bodies = [f.body() for f in dec.feed(stream)]
-        ref = reference(stream)
+        ref = reference_frames(stream)
         accepted += len(bodies)
         rejected += sum(dec.errors.values())
         wrong += bodies != ref
@@ -122,7 +106,7 @@ def fuzz_c(n: int, seatsim: Path, tmp: Path) -> None:
             if line.startswith("body "):
                 bodies.append(bytes.fromhex(line[5:]))
         accepted += len(bodies)
-        wrong += bodies != reference(stream)
+        wrong += bodies != reference_frames(stream)
     proc.stdin.write("quit\n")
     proc.stdin.close()
     proc.wait()

@@ -30,6 +30,7 @@ from firmware_bridge.protocol import (
     encode_message,
     seq_newer,
 )
+from tests.firmware_bridge.reference import reference_frames
 
 MESSAGES: list[Message] = [
     Hello(0xDEADBEEF),
@@ -112,28 +113,12 @@ def test_seq_newer_wraps() -> None:
     assert not seq_newer(0xFFFF, 0)
 
 
-def _reference_frames(stream: bytes) -> list[bytes]:
-    """An independent reading of the spec: every delimited segment that COBS-decodes to at
-    least header + CRC with a matching CRC is a frame; nothing else is."""
-    out = []
-    for seg in stream.split(b"\x00")[:-1]:
-        if not seg or len(seg) > 68:
-            continue
-        try:
-            raw = cobs.decode(seg)
-        except cobs.DecodeError:
-            continue
-        if len(raw) >= 6 and crc16(raw[:-2]) == int.from_bytes(raw[-2:], "big"):
-            out.append(raw[:-2])
-    return out
-
-
 def _check_stream(stream: bytes, chunk: int) -> None:
     dec = FrameDecoder()
     frames: list[Frame] = []
     for i in range(0, len(stream), chunk):
         frames += dec.feed(stream[i : i + chunk])
-    assert [f.body() for f in frames] == _reference_frames(stream)
+    assert [f.body() for f in frames] == reference_frames(stream)
     for f in frames:
         with contextlib.suppress(ProtocolError):
             decode_message(f)
