@@ -9,6 +9,7 @@ referee can tell a sheet's rule from an assumed default. Loading is the engine's
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -339,6 +340,21 @@ def _known() -> str:
     return ", ".join(s for s in SCHEMA if s)
 
 
+def _check_key(
+    schema: Mapping[str, type | tuple[type, ...]], key: str, value: Any, dotted: str, path: Path
+) -> None:
+    """One key of a profile table is known and has its type (a TOML bool is no integer)."""
+    want = schema.get(key)
+    if want is None:
+        known = ", ".join(schema)
+        raise ProfileError(f"{path}: key {dotted!r}: unknown key (known: {known})")
+    if want is int and isinstance(value, bool):
+        raise ProfileError(f"{path}: key {dotted!r}: expected an integer, got {value!r}")
+    if not isinstance(value, want):
+        name = want.__name__ if isinstance(want, type) else str(want)
+        raise ProfileError(f"{path}: key {dotted!r}: expected {name}, got {value!r}")
+
+
 def _check_types(values: dict[str, dict[str, Any]], path: Path) -> None:
     for sect, kv in values.items():
         schema = SCHEMA[sect]
@@ -346,15 +362,7 @@ def _check_types(values: dict[str, dict[str, Any]], path: Path) -> None:
             dotted = f"{sect}.{k}" if sect else k
             if sect in FREE_SECTIONS:
                 continue
-            if k not in schema:
-                known = ", ".join(schema)
-                raise ProfileError(f"{path}: key {dotted!r}: unknown key (known: {known})")
-            want = schema[k]
-            if want is int and isinstance(v, bool):
-                raise ProfileError(f"{path}: key {dotted!r}: expected an integer, got {v!r}")
-            if not isinstance(v, want):
-                name = want.__name__ if isinstance(want, type) else str(want)
-                raise ProfileError(f"{path}: key {dotted!r}: expected {name}, got {v!r}")
+            _check_key(schema, k, v, dotted, path)
             choices = CHOICES.get(dotted)
             if choices and v not in choices:
                 raise ProfileError(
@@ -409,12 +417,7 @@ def _penalty(raw: Any, where: str, path: Path) -> Penalty:
     for k, v in raw.items():
         if k == "cite":
             continue
-        want = PENALTY_KEYS.get(k)
-        if want is None:
-            known = ", ".join(PENALTY_KEYS)
-            raise ProfileError(f"{path}: key '{where}.{k}': unknown key (known: {known})")
-        if not isinstance(v, want) or (want is int and isinstance(v, bool)):
-            raise ProfileError(f"{path}: key '{where}.{k}': expected {want.__name__}, got {v!r}")
+        _check_key(PENALTY_KEYS, k, v, f"{where}.{k}", path)
         kw[k] = v
     if kw.get("per", "thrown") not in ("thrown", "back"):
         raise ProfileError(f"{path}: key '{where}.per': expected 'thrown' or 'back'")
@@ -434,12 +437,7 @@ def _bands(raw: list[Any], threshold: int, path: Path) -> tuple[Band, ...]:
         if not isinstance(b, dict):
             raise ProfileError(f"{path}: key {where!r}: expected a table")
         for k, v in b.items():
-            want = BAND_KEYS.get(k)
-            if want is None:
-                known = ", ".join(BAND_KEYS)
-                raise ProfileError(f"{path}: key '{where}.{k}': unknown key (known: {known})")
-            if not isinstance(v, want) or (want is int and isinstance(v, bool)):
-                raise ProfileError(f"{path}: key '{where}.{k}': expected {want.__name__}")
+            _check_key(BAND_KEYS, k, v, f"{where}.{k}", path)
         for k in ("side", "levels"):
             if k not in b:
                 raise ProfileError(f"{path}: key '{where}.{k}': missing value")
