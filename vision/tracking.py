@@ -141,31 +141,20 @@ class Tracker:
                     )
             elif not new:
                 obs.append(Observation("cleared", before=before, **base))
-            elif not (old - new):
-                added = new - old
-                picked = _scores_of(fresh, added)
-                obs.append(
-                    Observation(
-                        "appeared",
-                        cards=tuple(c for c, _ in picked),
-                        scores=tuple(s for _, s in picked),
-                        before=before,
-                        **base,
-                    )
-                )
-            elif not (new - old):
+            elif not (new - old) and old - new:
                 obs.append(
                     Observation(
                         "removed", cards=tuple((old - new).elements()), before=before, **base
                     )
                 )
-            else:
-                picked = _scores_of(fresh, new)
+            else:  # cards added to what lay there, or the area's cards replaced
+                kind, shown = ("appeared", new - old) if not (old - new) else ("changed", new)
+                picked = _scores_of(fresh, shown)
                 obs.append(
                     Observation(
-                        "changed",
+                        kind,
                         cards=tuple(c for c, _ in picked),
-                        scores=tuple(s for _, s in picked),
+                        scores=tuple(sc for _, sc in picked),
                         before=before,
                         **base,
                     )
