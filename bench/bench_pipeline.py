@@ -123,11 +123,9 @@ def main() -> int:
             render_simulated("standard", seed, video, split="eval")
         render_s = time.perf_counter() - t0
         cfg = load_config(video.with_name(video.stem + ".table.toml"))
-        detector: Detector
-        if kind == "labels":
-            detector = LabelDetector(video.with_name(video.stem + ".labels.jsonl"))
-        else:
-            detector = load_detector(cfg, model)
+        detector: Detector = (
+            LabelDetector.beside(video) if kind == "labels" else load_detector(cfg, model)
+        )
         node = TableNode(cfg, detector, keep_evidence=False)
         stats = run_source(node, open_source(str(video), cfg.fps))
         truth = read_truth(video.with_name(video.stem + ".truth.jsonl"))

@@ -795,7 +795,7 @@ def demo_pipeline(
         detector = load_detector(cfg, model_path)
         reader = f"recognizer {model_path.name}"
     else:
-        detector = LabelDetector(video.with_name(video.stem + ".labels.jsonl"))
+        detector = LabelDetector.beside(video)
         reader = "renderer labels" + ("" if labels else f" ({model_path.name} not found)")
     title = f"tablescan demo: {video.name}, profile {profile}, reader: {reader}"
     node_box: list[TableNode] = []

@@ -598,6 +598,11 @@ class LabelDetector:
         self.starts = [sc["frame"] for sc in self.scenes]
         self.frame = 0
 
+    @classmethod
+    def beside(cls, video: Path) -> LabelDetector:
+        """The labels that ``render-match`` wrote beside ``video`` (``match.labels.jsonl``)."""
+        return cls(video.with_name(video.stem + ".labels.jsonl"))
+
     def seek(self, frame_index: int) -> None:
         self.frame = frame_index
 

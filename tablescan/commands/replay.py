@@ -51,8 +51,7 @@ def run(args: argparse.Namespace) -> int:
         if args.detector == "labels":
             from vision.render_match import LabelDetector
 
-            labels = args.video.with_name(args.video.stem + ".labels.jsonl")
-            detector = LabelDetector(labels)
+            detector = LabelDetector.beside(args.video)
         else:
             detector = load_detector(cfg, args.model)
         source = open_source(str(args.video), cfg.fps)

@@ -98,8 +98,7 @@ def run(args: argparse.Namespace) -> int:
             if args.detector == "labels":
                 from vision.render_match import LabelDetector
 
-                video = Path(source.name)
-                detector = LabelDetector(video.with_name(video.stem + ".labels.jsonl"))
+                detector = LabelDetector.beside(Path(source.name))
             else:
                 detector = load_detector(cfg, args.model)
             node = TableNode(cfg, detector, hooks, resume=stored)
