@@ -36,5 +36,8 @@ class BackgroundServer:
         # pull the trigger meanwhile, so the server (listener + trigger) closes last, which
         # empties the map and ends the loop
         server.task_dispatcher.shutdown(timeout=timeout)
-        trigger.pull_trigger(server.close)
+        try:
+            trigger.pull_trigger(server.close)
+        except OSError:  # the loop already closed its trigger (and so stopped): close here
+            server.close()
         self.thread.join(timeout)
