@@ -14,10 +14,12 @@ import itertools
 import json
 import sys
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import cv2
+import numpy as np
 import onnx
 
 from models.train import scene_paths
@@ -25,13 +27,14 @@ from vision.detect import (
     BACK,
     CLASSES,
     CardDetector,
+    IndexPeak,
     Thresholds,
     decode_backs,
     decode_indices,
     group_cards,
     suppress_duplicates,
 )
-from vision.eval import Tally
+from vision.eval import Tally, judged_reads, sure_score
 from vision.synth.scene import BACK_VIS_NEG, BACK_VIS_POS, INDEX_VIS_NEG, INDEX_VIS_POS
 
 
@@ -50,6 +53,18 @@ def truth(labels: dict[str, Any]) -> tuple[Counter[str], Counter[str], tuple[int
         elif best >= INDEX_VIS_NEG:
             may[c["card"]] += 1
     return must, may, (lo, hi)
+
+
+def _reads(
+    peaks: list[IndexPeak], probs: np.ndarray, keep: list[int]
+) -> tuple[list[IndexPeak], list[str], list[float]]:
+    """The kept peaks with their best class and its probability (what ``detect`` groups)."""
+    best = [int(probs[k].argmax()) for k in keep]
+    return (
+        [peaks[k] for k in keep],
+        [CLASSES[b] for b in best],
+        [float(probs[k, b]) for k, b in zip(keep, best, strict=True)],
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -78,10 +93,7 @@ def main(argv: list[str] | None = None) -> int:
         tally = Tally()
         for labels, loc, s, peaks, probs in cached:
             keep = [k for k, p in enumerate(peaks) if p.heat >= ih]
-            ps = [peaks[k] for k in keep]
-            lab = [CLASSES[int(probs[k].argmax())] for k in keep]
-            sc = [float(probs[k].max()) for k in keep]
-            cards = group_cards(ps, lab, sc, t) + decode_backs(loc, s, t)
+            cards = group_cards(*_reads(peaks, probs, keep), t) + decode_backs(loc, s, t)
             c = Counter(d.card for d in cards)
             backs = c.pop(BACK, 0)
             must, may, bk = truth(labels)
@@ -96,17 +108,32 @@ def main(argv: list[str] | None = None) -> int:
             best = (score, t)
     assert best is not None
     t = best[1]
+    reads: list[tuple[float, bool]] = []
+    for labels, _, _, peaks, probs in cached:
+        keep = [k for k, p in enumerate(peaks) if p.heat >= t.index_heat]
+        found = group_cards(*_reads(peaks, probs, keep), t)
+        must, may, _ = truth(labels)
+        reads += judged_reads(must + may, [(d.card, d.score) for d in found])
+    sure = sure_score(reads)
+    right = [ok for sc, ok in reads if sc >= sure]
+    print(
+        f"sure_score {sure}: {len(right)} of {len(reads)} reads at or above it, "
+        f"precision {sum(right) / max(1, len(right)):.4f}"
+    )
     model = onnx.load(str(args.model))
     meta = {p.key: p.value for p in model.metadata_props}
     meta.update(
-        index_heat=str(t.index_heat), back_heat=str(t.back_heat), card_score=str(t.card_score)
+        index_heat=str(t.index_heat),
+        back_heat=str(t.back_heat),
+        card_score=str(t.card_score),
+        sure_score=str(sure),
     )
     meta["calibrated_on"] = f"{len(cached)} validation scenes of training designs"
     del model.metadata_props[:]
     for k, v in meta.items():
         model.metadata_props.add(key=k, value=v)
     onnx.save(model, str(args.model))
-    print(f"chosen: {t} (stored in {args.model} metadata)")
+    print(f"chosen: {replace(t, sure_score=sure)} (stored in {args.model} metadata)")
     return 0
 
 

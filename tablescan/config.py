@@ -62,7 +62,7 @@ class TableConfig:
     source: str
     fps: float | None
     model: Path | None
-    min_score: float
+    min_score: float | None  # None: the model's own calibrated ``sure_score``
     calibration: CalibrationConfig
     areas: tuple[AreaConfig, ...]
     masks: tuple[tuple[Point, ...], ...]
@@ -175,8 +175,8 @@ def parse_config(raw: dict[str, Any], path: Path) -> TableConfig:
     source = root.sub("source", required=False)
     model = root.sub("model", required=False)
     model_path = model.get("path", str, None)
-    min_score = model.get("min_score", float, 0.6)
-    if not 0.0 <= min_score <= 1.0:
+    min_score = model.get("min_score", float, None)
+    if min_score is not None and not 0.0 <= min_score <= 1.0:
         raise model.err("min_score", "must be between 0 and 1")
 
     motion = root.sub("motion", required=False)

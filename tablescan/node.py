@@ -34,7 +34,7 @@ from vision.calibration import (
 from vision.fusion import Decision, Fusion, Trick
 from vision.motion import MotionGate
 from vision.sources import Frame, FrameSource
-from vision.tracking import BACK, DetectionLike, Observation, Read, Tracker
+from vision.tracking import BACK, MERGE_DOUBT, DetectionLike, Observation, Read, Tracker
 
 log = logging.getLogger(__name__)
 Event = dict[str, Any]
@@ -134,6 +134,18 @@ def make_referee(match_start: Event) -> Any:
     return cls(rules_cls.load(match_start["profile"]))
 
 
+DEFAULT_MIN_SCORE = 0.6  # a detector without a calibrated sure score (labels, tests)
+
+
+def min_score_of(cfg: TableConfig, detector: Detector) -> float:
+    """The score under which a read goes to a referee: the table config's ``model.min_score``
+    when set, else the score the model was calibrated to be sure at (``models.calibrate``)."""
+    if cfg.min_score is not None:
+        return cfg.min_score
+    thresholds = getattr(detector, "thresholds", None)
+    return float(getattr(thresholds, "sure_score", DEFAULT_MIN_SCORE))
+
+
 class TableNode:
     """Drives one table: call ``process(frame)`` per frame, ``finish()`` at the end."""
 
@@ -178,7 +190,7 @@ class TableNode:
         self.fusion = Fusion(
             len(cfg.seats),
             cfg.decks,
-            cfg.min_score,
+            min_score_of(cfg, detector),
             banker=cfg.banker,
             next_leader=self._next_leader,
             banker_rule=self._banker_rule(),
@@ -388,14 +400,13 @@ class TableNode:
         if seek is not None:
             seek(frame.index)
         try:
-            detections = list(self.detector.detect(image))
+            reads = self._reads(image, ready)
         except Exception as e:
             self.stats.errors["detector"] += 1
             log.error("frame %d: recognizer failed: %s", frame.index, e)
             return []
         self.stats.read_ms.append((time.perf_counter() - r0) * 1000)
         self.stats.reads += 1
-        reads = self.tracker.assign(detections)
         ready = self._settle_unsure(ready, reads)
         observations = self.tracker.update(ready, reads, frame.index, frame.t)
         written: list[Event] = []
@@ -406,6 +417,23 @@ class TableNode:
                 written += self._decide(decision, frame, image, t0)
         self._last_read = image
         return written
+
+    def _reads(self, image: NDArray[np.uint8], ready: list[str]) -> dict[str, list[Read]]:
+        """Each area's card reads. A detector with ``detect_region`` reads each ready area
+        from its own crop (more pixels per card for the localiser); a card is taken only
+        from the crop of the area its centre lies in, so no card is counted twice."""
+        assert self.tracker is not None and self.calibration is not None
+        zoom = getattr(self.detector, "detect_region", None)
+        if zoom is None:
+            return self.tracker.assign(self.detector.detect(image))
+        reads: dict[str, list[Read]] = {name: [] for name in self.tracker.areas}
+        for name in ready:
+            poly = self.calibration.to_image(self.tracker.areas[name].polygon)
+            (x0, y0), (x1, y1) = poly.min(0), poly.max(0)
+            m = max(48.0, 0.35 * max(x1 - x0, y1 - y0))  # a card half outside its area
+            box = (int(x0 - m), int(y0 - m), int(x1 + m) + 1, int(y1 + m) + 1)
+            reads[name] = self.tracker.assign(zoom(image, box))[name]
+        return reads
 
     def _settle_unsure(self, ready: list[str], reads: dict[str, list[Read]]) -> list[str]:
         """Decide an area only on a read that holds: two consecutive still-frame reads with the
@@ -425,6 +453,8 @@ class TableNode:
             elif len(seen) > self.recheck_frames:
                 votes = Counter(k for k, _, _ in seen)
                 choice = max(seen, key=lambda x: (votes[x[0]], x[2]))
+                if len(votes) > 1:  # the frames disagreed: the read is a doubt, not a fact
+                    choice = (choice[0], self._doubted(choice[1]), choice[2])
             else:
                 self._recheck[name] = seen
                 continue
@@ -432,6 +462,11 @@ class TableNode:
             reads[name] = choice[1]
             decided.append(name)
         return decided
+
+    def _doubted(self, reads: list[Read]) -> list[Read]:
+        """Reads whose frames disagreed, scored under the sure line so a referee confirms them."""
+        cap = max(0.0, self.fusion.min_score - 0.01)
+        return [replace(r, score=min(r.score * MERGE_DOUBT, cap)) for r in reads]
 
     def finish(self, t: float = 0.0) -> list[Event]:
         """End of the source: settle what is pending, close the hand if it is still open."""
@@ -713,7 +748,9 @@ class TerminalView:
 
     def ruling(self, ev: Event, ruling: dict[str, Any]) -> None:
         if ruling.get("kind") == "violation":
-            line = f"          VIOLATION {ruling.get('rule')} seat {ruling.get('seat')}: "
+            # a ruling on a read awaiting the referee is not an accusation yet: say so
+            kind = "provisional" if ruling.get("provisional") else "VIOLATION"
+            line = f"          {kind} {ruling.get('rule')} seat {ruling.get('seat')}: "
             line += str(ruling.get("detail", ""))
             self.lines.append(line)
             if not self.tty:

@@ -67,6 +67,8 @@ class Thresholds:
     card_score: float = 0.5
     max_peaks: int = 200
     pair_radius: float = 0.4  # opposite corners of one card: centres closer than this × h
+    # a card read at or above this score is sure; below it the live pipeline asks a referee
+    sure_score: float = 0.6
 
 
 @dataclass(frozen=True, slots=True)
@@ -283,7 +285,7 @@ def _thresholds_of(session: object) -> Thresholds:
     meta = session.get_modelmeta().custom_metadata_map  # type: ignore[attr-defined]
     base = Thresholds()
     vals: dict[str, float | int] = {}
-    for name in ("index_heat", "back_heat", "card_score", "pair_radius"):
+    for name in ("index_heat", "back_heat", "card_score", "pair_radius", "sure_score"):
         if name in meta:
             try:
                 vals[name] = float(meta[name])
@@ -337,6 +339,19 @@ class CardDetector:
         x = np.ascontiguousarray(crops.transpose(0, 3, 1, 2), dtype=np.float32)
         (probs,) = self._session.run(["cls"], {"image": self._dummy_image, "crops": x})
         return np.asarray(probs)
+
+    def detect_region(self, bgr: np.ndarray, box: tuple[int, int, int, int]) -> list[Detection]:
+        """The cards in one part ``(x0, y0, x1, y1)`` of a frame, in frame pixels. The
+        localiser sees a small region at a larger scale than the whole frame, so small
+        cards (a table seen from above) are found more surely; the classifier reads the
+        frame's own pixels either way."""
+        x0, y0, x1, y1 = box
+        h, w = bgr.shape[:2]
+        x0, y0, x1, y1 = max(0, x0), max(0, y0), min(w, x1), min(h, y1)
+        if x1 - x0 < 8 or y1 - y0 < 8:
+            return []
+        found = self.detect(np.ascontiguousarray(bgr[y0:y1, x0:x1]))
+        return [replace(d, quad=tuple((x + x0, y + y0) for x, y in d.quad)) for d in found]
 
     def detect(self, bgr: np.ndarray) -> list[Detection]:
         """Every card in a BGR uint8 frame (any size; the whole frame is analysed)."""

@@ -126,6 +126,31 @@ class Tally:
         }
 
 
+SURE_PRECISION = 0.99  # reads at or above the sure score must be this precise
+
+
+def sure_score(reads: list[tuple[float, bool]], target: float = SURE_PRECISION) -> float:
+    """The lowest score from which card reads (score, right?) are at least ``target``
+    precise: below it the live pipeline asks a referee instead of trusting the read."""
+    for k in range(50, 100):
+        s = k / 100
+        kept = [ok for sc, ok in reads if sc >= s]
+        if kept and sum(kept) / len(kept) >= target:
+            return s
+    return 0.99
+
+
+def judged_reads(cards: Counter[str], scores: list[tuple[str, float]]) -> list[tuple[float, bool]]:
+    """Each detected face with its score, right when the truth still has a copy of it
+    (surest reads take the copies first)."""
+    left = Counter(cards)
+    out = []
+    for card, sc in sorted(scores, key=lambda x: -x[1]):
+        out.append((sc, left[card] > 0))
+        left[card] -= 1
+    return out
+
+
 def _faces(dets: list[object]) -> tuple[Counter[str], int]:
     c: Counter[str] = Counter(d.card for d in dets)  # type: ignore[attr-defined]
     backs = c.pop(BACK, 0)

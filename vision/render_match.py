@@ -670,7 +670,7 @@ def table_config(
             "decks": 2,
         },
         "source": {"uri": video.name, "fps": FPS},
-        "model": {"path": "models/cards.onnx", "min_score": 0.6},
+        "model": {"path": "models/cards.onnx"},  # min_score: the model's own sure score
         "calibration": {
             "method": "aruco",
             "table_size": [TABLE, TABLE],

@@ -13,7 +13,7 @@ import numpy as np
 from engine.record import read_record
 from tablescan.config import load_config
 from tablescan.node import NodeHooks, TableNode, played, run_source
-from vision.render_match import LabelDetector, RenderResult, read_truth
+from vision.render_match import LabelDetection, LabelDetector, RenderResult, read_truth
 from vision.sources import open_source
 
 REPO = Path(__file__).resolve().parents[2]
@@ -185,3 +185,40 @@ def test_render_match_cli(tmp_path: Path) -> None:
         capture_output=True, text=True, cwd=REPO, timeout=60, check=False,
     )  # fmt: skip
     assert bad.returncode == 2 and "no such eval deck design" in bad.stderr
+
+
+class _Flicker(LabelDetector):
+    """The labels, except that every other read of ``card`` says ``instead``: a reader that
+    cannot make up its mind about one card."""
+
+    def __init__(self, labels: Path, card: str, instead: str) -> None:
+        super().__init__(labels)
+        self.card, self.instead, self.calls = card, instead, 0
+
+    def detect(self, image: object) -> list[LabelDetection]:  # type: ignore[override]
+        self.calls += 1
+        out = super().detect(image)  # type: ignore[arg-type]
+        if self.calls % 2:
+            return out
+        return [
+            LabelDetection(self.instead, d.score, d.quad) if d.card == self.card else d for d in out
+        ]
+
+
+def test_a_read_that_flickers_between_frames_goes_to_a_referee(clip: RenderResult) -> None:
+    """Frames that disagree on a card: whichever reading wins the vote, the play is not
+    passed silently but followed by needs_referee."""
+    cfg = load_config(clip.table)
+    truth = read_truth(clip.truth)
+    first = next(e for e in truth if e["type"] == "play")
+    card = first["cards"][0]
+    instead = "BJ" if card != "BJ" else "SJ"
+    det = _Flicker(clip.video.with_name("clip.labels.jsonl"), card, instead)
+    node = TableNode(cfg, det, keep_evidence=False)
+    run_source(node, open_source(str(clip.video)))
+    plays = [e for e in node.events if e["type"] == "play" and e["seat"] == first["seat"]]
+    flagged = {e["ref"] for e in node.events if e["type"] == "needs_referee"}
+    assert plays and plays[0]["seq"] in flagged
+    # the other plays, read steadily, stay unflagged
+    steady = [e for e in node.events if e["type"] == "play" and card not in e["cards"]]
+    assert steady and not any(e["seq"] in flagged for e in steady if instead not in e["cards"])

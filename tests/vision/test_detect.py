@@ -81,3 +81,17 @@ def test_cli_prints_one_json_list_and_flags_an_unreadable_image(tmp_path: Path) 
     assert all(len(c["quad"]) == 4 and 0 <= c["score"] <= 1 for c in out[0]["cards"])
     assert "error" in out[1] and out[1]["cards"] == []
     assert r.returncode == 1 and "junk.jpg" in r.stderr
+
+
+def test_detect_region_reads_a_part_of_the_frame_in_frame_pixels(detector: CardDetector) -> None:
+    """A region is read as that crop alone, with its outlines put back in frame pixels."""
+    img = cv2.imread(str(FIXTURES / "scene_013.jpg"), cv2.IMREAD_COLOR)
+    assert img is not None
+    h, w = img.shape[:2]
+    framed = cv2.copyMakeBorder(img, 60, 20, 100, 30, cv2.BORDER_CONSTANT, value=(40, 110, 30))
+    whole = detector.detect(img)
+    part = detector.detect_region(framed, (100, 60, 100 + w, 60 + h))
+    assert [d.card for d in part] == [d.card for d in whole] and whole
+    for a, b in zip(whole, part, strict=True):
+        assert np.allclose(np.add(a.quad, (100, 60)), b.quad)
+    assert detector.detect_region(framed, (-50, -50, 5, 5)) == []  # clipped to nothing
