@@ -7,8 +7,10 @@ the first still frame to the event (median), and replay frames/s.
     .venv/bin/python bench/bench_pipeline.py            # 2 hands (a few minutes)
     .venv/bin/python bench/bench_pipeline.py --full     # the 10-hand run of the issue's bars
     .venv/bin/python bench/bench_pipeline.py --detector labels   # pipeline alone (no recognizer)
+    .venv/bin/python bench/bench_pipeline.py --split train --seed 200   # training designs:
+                                        # where pipeline settings are chosen, never on held-out
 
-Renders go to ``renders/bench/`` (git-ignored) and are reused when already there.
+Renders go to ``renders/bench/`` (``renders/bench-train/``; git-ignored), reused when there.
 """
 
 from __future__ import annotations
@@ -99,17 +101,27 @@ def main() -> int:
     ap.add_argument("--full", action="store_true", help="10 hands (the issue's bars)")
     ap.add_argument("--seed", type=int, default=100, help="first seed")
     ap.add_argument("--detector", choices=("auto", "model", "labels"), default="auto")
-    ap.add_argument("--out", type=Path, default=ROOT / "renders" / "bench")
+    ap.add_argument(
+        "--split",
+        choices=("eval", "train"),
+        default="eval",
+        help="deck designs: held-out (the bars) or training ones (to choose settings on)",
+    )
+    ap.add_argument(
+        "--out", type=Path, default=None, help="renders (default renders/bench[-train])"
+    )
     args = ap.parse_args()
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     hands = 10 if args.full else args.hands
+    out: Path = args.out or ROOT / "renders" / ("bench" if args.split == "eval" else "bench-train")
     model = ROOT / "models" / "cards.onnx"
     kind = args.detector
     if kind == "auto":
         kind = "model" if model.exists() else "labels"
         if kind == "labels":
             print("models/cards.onnx not found: measuring the pipeline with the renderer's labels")
-    print(f"pipeline bench: {hands} hand(s), held-out designs, reader = {kind}")
+    designs = "held-out" if args.split == "eval" else "training"
+    print(f"pipeline bench: {hands} hand(s), {designs} designs, reader = {kind}")
     rows = []
     lat: list[float] = []
     gaps: list[float] = []
@@ -117,10 +129,10 @@ def main() -> int:
     wall = 0.0
     for i in range(hands):
         seed = args.seed + i
-        video = args.out / f"hand{seed}.mp4"
+        video = out / f"hand{seed}.mp4"
         t0 = time.perf_counter()
         if not (video.exists() and video.with_name(video.stem + ".table.toml").exists()):
-            render_simulated("standard", seed, video, split="eval")
+            render_simulated("standard", seed, video, split=args.split)
         render_s = time.perf_counter() - t0
         cfg = load_config(video.with_name(video.stem + ".table.toml"))
         detector: Detector = (

@@ -419,15 +419,19 @@ class TableNode:
         return written
 
     def _reads(self, image: NDArray[np.uint8], ready: list[str]) -> dict[str, list[Read]]:
-        """Each area's card reads. A detector with ``detect_region`` reads each ready area
-        from its own crop (more pixels per card for the localiser); a card is taken only
-        from the crop of the area its centre lies in, so no card is counted twice."""
+        """Each area's card reads. A detector with ``detect_region`` reads each ready seat
+        area from its own crop (more pixels per card for the localiser); a card is taken
+        only from the crop of the area its centre lies in, so no card is counted twice.
+        The centre, where the bottom lies face down, is read from the whole frame: a back's
+        pattern seen large can pass for index corners."""
         assert self.tracker is not None and self.calibration is not None
         zoom = getattr(self.detector, "detect_region", None)
-        if zoom is None:
+        seats = [n for n in ready if self.tracker.areas[n].kind == "seat"]
+        if zoom is None or not seats:
             return self.tracker.assign(self.detector.detect(image))
-        reads: dict[str, list[Read]] = {name: [] for name in self.tracker.areas}
-        for name in ready:
+        reads = self.tracker.assign(self.detector.detect(image)) if len(seats) < len(ready) else {}
+        reads = {name: reads.get(name, []) for name in self.tracker.areas}
+        for name in seats:
             poly = self.calibration.to_image(self.tracker.areas[name].polygon)
             (x0, y0), (x1, y1) = poly.min(0), poly.max(0)
             m = max(48.0, 0.35 * max(x1 - x0, y1 - y0))  # a card half outside its area

@@ -358,7 +358,7 @@ class Fusion:
                 return [Decision(fix, obs, un, ref_previous=True)]
             seat = banker if banker is not None else 0
             return [Decision({"type": "bury", "seat": seat, "count": obs.count}, obs, un)]
-        if obs.kind == "revealed" and self.phase in ("play", "done"):
+        if obs.kind == "revealed" and self.phase == "play":  # once a hand: then it is over
             whole = self.bottom_size is None or len(obs.cards) == self.bottom_size
             if not whole and not self._all_played():
                 # faces in the centre mid-hand that are not a whole bottom: a misread back or

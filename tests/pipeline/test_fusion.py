@@ -97,6 +97,8 @@ def test_declaration_before_bury_and_reveal_after() -> None:
     out = f.feed(reveal)
     assert [d.event["type"] for d in out] == ["bottom_reveal", "hand_end"]
     assert out[0].unsure is None
+    # the hand is over: the bottom read again (a hand moving over it) writes nothing more
+    assert f.feed(reveal) == []
 
 
 def test_bottom_with_too_few_cards_read_is_flagged() -> None:
