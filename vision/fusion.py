@@ -276,22 +276,27 @@ class Fusion:
         return [d, *self._lead_in_doubt(obs)]
 
     def _lead_in_doubt(self, obs: Observation) -> list[Decision]:
-        """Every follower laid the same number of cards, and not the lead's: the lead was
-        most likely misread (a card missed or read twice). Flag the lead, after the fact."""
+        """Most followers laid the same number of cards, and not the lead's: the lead was
+        most likely misread (a card missed or read twice), and so was any follow that
+        matched it. Flag those plays, after the fact (unless already flagged)."""
         if not self.turns or len(self.trick.plays) != self.n or not self.trick.decisions:
             return []
-        counts = {k for _, k in self.trick.plays[1:]}
-        lead = self.trick.decisions[0]
-        if len(counts) != 1 or counts == {self.trick.plays[0][1]} or lead.unsure is not None:
+        counts = Counter(k for _, k in self.trick.plays[1:])
+        follow, times = counts.most_common(1)[0]
+        if follow == self.trick.plays[0][1] or times < max(1, (self.n - 1) / 2):
             return []
         self.checks_failed["lead_count"] += 1
-        follow = counts.pop()
-        candidates: list[dict[str, Any]] = [
-            {"cards": lead.event["cards"], "confidence": lead.event["confidence"]}
-        ]
-        ev = {"type": "needs_referee", "candidates": candidates, "reason": "count"}
-        un = Unsure("count", candidates, f"every follower laid {follow} card(s)")
-        return [Decision(ev, obs, un, flags=lead)]
+        out = []
+        for d, (_, k) in zip(self.trick.decisions, self.trick.plays, strict=False):
+            if d.unsure is not None or d.event.get("type") != "play" or k == follow:
+                continue
+            candidates: list[dict[str, Any]] = [
+                {"cards": d.event["cards"], "confidence": d.event["confidence"]}
+            ]
+            ev = {"type": "needs_referee", "candidates": candidates, "reason": "count"}
+            un = Unsure("count", candidates, f"{times} of the followers laid {follow} card(s)")
+            out.append(Decision(ev, obs, un, flags=d))
+        return out
 
     def _extend_lead(
         self, seat: int, cards: list[str], scores: list[float], obs: Observation

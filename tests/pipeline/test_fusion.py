@@ -142,4 +142,18 @@ def test_a_lead_every_follower_contradicts_is_flagged_after_the_fact() -> None:
     out = f.feed(appeared(3, "5S 9S"))
     late = out[-1]
     assert late.flags is lead and late.event["type"] == "needs_referee"
-    assert late.unsure is not None and "every follower laid 2" in late.unsure.detail
+    assert late.unsure is not None and "3 of the followers laid 2" in late.unsure.detail
+
+
+def test_a_follow_that_matches_a_doubted_lead_is_flagged_with_it() -> None:
+    """A pair led and read as one card, and one follower's pair read as one card too: the
+    majority of follows shows the count, so both short reads go to the referee."""
+    f = ready()
+    lead = f.feed(appeared(0, "JH"))[0]
+    f.feed(appeared(1, "3H 4H"))
+    short = f.feed(appeared(2, "SJ"))[0]
+    assert short.unsure is None  # as many cards as the lead: nothing to see yet
+    out = f.feed(appeared(3, "5H 9H"))
+    late = [d for d in out if d.event["type"] == "needs_referee"]
+    assert [d.flags for d in late][-2:] == [lead, short]
+    assert all(d.unsure is not None and d.unsure.reason == "count" for d in late)
