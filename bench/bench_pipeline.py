@@ -101,6 +101,7 @@ def main() -> int:
     ap.add_argument("--full", action="store_true", help="10 hands (the issue's bars)")
     ap.add_argument("--seed", type=int, default=100, help="first seed")
     ap.add_argument("--detector", choices=("auto", "model", "labels"), default="auto")
+    ap.add_argument("--model", type=Path, default=ROOT / "models" / "cards.onnx")
     ap.add_argument(
         "--split",
         choices=("eval", "train"),
@@ -114,7 +115,7 @@ def main() -> int:
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     hands = 10 if args.full else args.hands
     out: Path = args.out or ROOT / "renders" / ("bench" if args.split == "eval" else "bench-train")
-    model = ROOT / "models" / "cards.onnx"
+    model: Path = args.model
     kind = args.detector
     if kind == "auto":
         kind = "model" if model.exists() else "labels"

@@ -55,6 +55,9 @@ def truth(labels: dict[str, Any]) -> tuple[Counter[str], Counter[str], tuple[int
     return must, may, (lo, hi)
 
 
+DUP_RADII = (0.07, 0.12)  # candidate radii for one corner's duplicate peaks (× card height)
+
+
 def _reads(
     peaks: list[IndexPeak], probs: np.ndarray, keep: list[int]
 ) -> tuple[list[IndexPeak], list[str], list[float]]:
@@ -82,17 +85,21 @@ def main(argv: list[str] | None = None) -> int:
         if img is None:
             continue
         loc, s = det.localise(img)
-        peaks = suppress_duplicates(decode_indices(loc, s, det.thresholds))
-        probs = det.classify(img, peaks)
-        cached.append((json.loads(p.with_suffix(".json").read_text()), loc, s, peaks, probs))
+        raw = decode_indices(loc, s, det.thresholds)
+        probs = det.classify(img, raw)
+        kept = {r: [raw.index(p) for p in suppress_duplicates(raw, r)] for r in DUP_RADII}
+        labels = json.loads(p.with_suffix(".json").read_text())
+        cached.append((labels, loc, s, raw, probs, kept))
     best: tuple[float, Thresholds] | None = None
-    grid = itertools.product((0.2, 0.3, 0.4, 0.5), (0.2, 0.3, 0.4, 0.5, 0.6), (0.3, 0.5, 0.7))
+    grid = itertools.product(
+        (0.2, 0.3, 0.4, 0.5), (0.2, 0.3, 0.4, 0.5, 0.6), (0.3, 0.5, 0.7), DUP_RADII
+    )
 
-    for ih, bh, cs in grid:
-        t = Thresholds(index_heat=ih, back_heat=bh, card_score=cs)
+    for ih, bh, cs, dr in grid:
+        t = Thresholds(index_heat=ih, back_heat=bh, card_score=cs, dup_radius=dr)
         tally = Tally()
-        for labels, loc, s, peaks, probs in cached:
-            keep = [k for k, p in enumerate(peaks) if p.heat >= ih]
+        for labels, loc, s, peaks, probs, kept in cached:
+            keep = [k for k in kept[dr] if peaks[k].heat >= ih]
             cards = group_cards(*_reads(peaks, probs, keep), t) + decode_backs(loc, s, t)
             c = Counter(d.card for d in cards)
             backs = c.pop(BACK, 0)
@@ -101,7 +108,7 @@ def main(argv: list[str] | None = None) -> int:
         r = tally.row()
         score = r["f1"] + 0.5 * r["back_count_acc"] + 0.5 * r["exact_scene"]
         print(
-            f"index_heat {ih} back_heat {bh} card_score {cs}: F1 {r['f1']:.4f} "
+            f"index_heat {ih} back_heat {bh} card_score {cs} dup_radius {dr}: F1 {r['f1']:.4f} "
             f"exact {r['exact_scene']:.3f} backs {r['back_count_acc']:.3f}"
         )
         if best is None or score > best[0]:
@@ -109,8 +116,8 @@ def main(argv: list[str] | None = None) -> int:
     assert best is not None
     t = best[1]
     reads: list[tuple[float, bool]] = []
-    for labels, _, _, peaks, probs in cached:
-        keep = [k for k, p in enumerate(peaks) if p.heat >= t.index_heat]
+    for labels, _, _, peaks, probs, kept in cached:
+        keep = [k for k in kept[t.dup_radius] if peaks[k].heat >= t.index_heat]
         found = group_cards(*_reads(peaks, probs, keep), t)
         must, may, _ = truth(labels)
         reads += judged_reads(must + may, [(d.card, d.score) for d in found])
@@ -126,6 +133,7 @@ def main(argv: list[str] | None = None) -> int:
         index_heat=str(t.index_heat),
         back_heat=str(t.back_heat),
         card_score=str(t.card_score),
+        dup_radius=str(t.dup_radius),
         sure_score=str(sure),
     )
     meta["calibrated_on"] = f"{len(cached)} validation scenes of training designs"

@@ -183,13 +183,15 @@ def index_crops(
             anchors.append((ix["xy"][0], ix["xy"][1], ix["height"]))
             if ix["visible"] < INDEX_VIS_POS:
                 continue
-            h = ix["height"] * math.exp(rng.normal(0, 0.08))
+            # a wide size jitter: other designs print the index bigger or smaller than the
+            # training ones, and the localiser's height estimate is imperfect
+            h = ix["height"] * math.exp(float(np.clip(rng.normal(0, 0.15), -0.3, 0.3)))
             ang = rng.normal(0, 0.1)
             c, s = math.cos(ang), math.sin(ang)
             d = ix["down"]
             down = (c * d[0] - s * d[1], s * d[0] + c * d[1])
-            x = ix["xy"][0] + rng.normal(0, 0.03) * ix["height"]
-            y = ix["xy"][1] + rng.normal(0, 0.03) * ix["height"]
+            x = ix["xy"][0] + rng.normal(0, 0.035) * ix["height"]
+            y = ix["xy"][1] + rng.normal(0, 0.035) * ix["height"]
             crops.append(_crop(img, IndexPeak(x, y, down, h, (0, 0), 1.0), pyr))
             ys.append(CLASS_ID[card["card"]])
     n_neg = max(2, int(len(crops) * neg_ratio))

@@ -85,6 +85,24 @@ def crop_bank(paths: list[Path], seed: int, label: str) -> tuple[np.ndarray, np.
     return np.stack(xs), np.asarray(ys, np.int64)
 
 
+def cached_bank(
+    paths: list[Path], seed: int, label: str, ckpt: Path
+) -> tuple[np.ndarray, np.ndarray]:
+    """``crop_bank`` kept in ``ckpt`` between runs, keyed by the scenes, seed and geometry."""
+    from vision.detect import CROP_X0, CROP_X1, CROP_Y0, CROP_Y1
+
+    last = paths[-1].stem if paths else ""
+    key = f"{len(paths)}-{last}-{seed}-{CROP_X0}-{CROP_X1}-{CROP_Y0}-{CROP_Y1}"
+    f = ckpt / f"bank-{label}-{key}.npz"
+    if f.exists():
+        z = np.load(f)
+        return z["x"], z["y"]
+    x, y = crop_bank(paths, seed, label)
+    ckpt.mkdir(parents=True, exist_ok=True)
+    np.savez(f, x=x, y=y)
+    return x, y
+
+
 def _augment_crops(x: torch.Tensor, g: torch.Generator) -> torch.Tensor:
     """Photometric jitter on a batch of crops (B×3×H×W float 0..255)."""
     b = x.shape[0]
@@ -164,7 +182,9 @@ def peak_bank(paths: list[Path], model: Path, seed: int) -> tuple[np.ndarray, np
             continue
         lab = _labels(p)
         loc, s = det.localise(img)
-        peaks = suppress_duplicates(decode_indices(loc, s, det.thresholds))
+        peaks = suppress_duplicates(
+            decode_indices(loc, s, det.thresholds), det.thresholds.dup_radius
+        )
         corners = [
             (ix["xy"], ix["visible"], ix["height"], c["card"])
             for c in lab["cards"]
@@ -386,6 +406,11 @@ def main(argv: list[str] | None = None) -> int:
         help="minutes tuning the classifier on --out's peaks",
     )
     ap.add_argument("--workers", type=int, default=1, help="data-loading processes")
+    ap.add_argument("--init-cls", type=Path, help="warm-start the classifier from this state")
+    ap.add_argument("--cls-lr", type=float, default=3e-3, help="classifier peak learning rate")
+    ap.add_argument(
+        "--procedural", type=int, default=0, help="procedural index corners added to the crops"
+    )
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
@@ -425,10 +450,20 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{len(train)} training scenes, {len(val)} validation scenes in {args.data}")
     args.ckpt.mkdir(parents=True, exist_ok=True)
     if args.cls_minutes > 0:
-        bank = crop_bank(train[: args.cls_scenes], args.seed, "train")
-        vbank = crop_bank(val[:60], args.seed + 1, "validation")
+        bank = cached_bank(train[: args.cls_scenes], args.seed, "train", args.ckpt)
+        vbank = cached_bank(val[:60], args.seed + 1, "validation", args.ckpt)
+        if args.procedural > 0:
+            from models.procedural import procedural_bank
+
+            extra = procedural_bank(args.procedural, args.seed + 100, workers=args.workers)
+            bank = (np.concatenate([bank[0], extra[0]]), np.concatenate([bank[1], extra[1]]))
         print(f"classifier samples: {len(bank[1])} train, {len(vbank[1])} validation")
-        cls = train_cls(bank, vbank, args.cls_minutes, args.seed)
+        init = None
+        if args.init_cls is not None:
+            init = ClsNet()
+            init.load_state_dict(torch.load(args.init_cls))
+            print(f"classifier: from {args.init_cls}, accuracy {eval_cls(init, vbank):.4f}")
+        cls = train_cls(bank, vbank, args.cls_minutes, args.seed, init=init, lr0=args.cls_lr)
         del bank
         torch.save(cls.state_dict(), args.ckpt / "cls.pt")
     else:  # localiser only: reuse the classifier checkpoint

@@ -41,10 +41,15 @@ BACK = "back"
 
 # Geometry, in units of the card height h, in an index corner's own upright frame
 # (x to the right, y down, origin at the card's corner):
-CROP_X0, CROP_X1 = -0.02, 0.22  # the crop window the classifier reads
-CROP_Y0, CROP_Y1 = -0.02, 0.32
+# the crop window the classifier reads: room for the largest index of the training designs
+# and for indices that other designs print bigger or further in
+CROP_X0, CROP_X1 = -0.03, 0.27
+CROP_Y0, CROP_Y1 = -0.03, 0.40
 ANCHOR_X, ANCHOR_Y = 0.10, 0.15  # where the localiser puts the index's heat peak
 CROP_W, CROP_H = 28, 40  # classifier input size in pixels
+# each index is read at these multiples of the estimated card height, and the reads combined
+# (chosen on validation scenes of training designs: fewer misreads, no fewer reads)
+TTA_SCALES = (1.0, 0.88, 1.14)
 CARD_ASPECT = 0.7  # width / height assumed when drawing a card's quad
 
 LOC_LONG = 512  # the localiser sees the frame with its long side this many pixels
@@ -67,6 +72,7 @@ class Thresholds:
     card_score: float = 0.5
     max_peaks: int = 200
     pair_radius: float = 0.4  # opposite corners of one card: centres closer than this × h
+    dup_radius: float = 0.07  # same-way peaks closer than this × h are one corner seen twice
     # a card read at or above this score is sure; below it the live pipeline asks a referee
     sure_score: float = 0.6
 
@@ -242,14 +248,24 @@ def _height(quad: tuple[tuple[float, float], ...]) -> float:
     return math.dist(quad[0], quad[3])
 
 
+def _geo_centre(p: IndexPeak) -> tuple[float, float]:
+    """The centre of a card of the standard shape whose index anchor is at ``p``."""
+    dx, dy = p.down
+    rx, ry = dy, -dx
+    a, b = (CARD_ASPECT / 2 - ANCHOR_X) * p.height, (0.5 - ANCHOR_Y) * p.height
+    return p.x + a * rx + b * dx, p.y + a * ry + b * dy
+
+
 def group_cards(
     peaks: list[IndexPeak], labels: list[str], scores: list[float], t: Thresholds
 ) -> list[Detection]:
     """Index corners → physical cards.
 
     Two corners are one card only when they read the same face, sit at opposite ends of it
-    (their "down" vectors point against each other) and predict nearly the same centre;
-    two same-side corners of one face are always two copies (a fan of a pair)."""
+    (their "down" vectors point against each other) and put the card's centre at nearly the
+    same place: by the centre they regress, or by where a card of the standard shape would
+    have it (the surer of the two on small cards); two same-side corners of one face are
+    always two copies (a fan of a pair)."""
     items = [
         (p, lab, sc)
         for p, lab, sc in zip(peaks, labels, scores, strict=True)
@@ -262,7 +278,7 @@ def group_cards(
             q, lab2, _ = items[j]
             if lab2 != lab or p.down[0] * q.down[0] + p.down[1] * q.down[1] > -0.5:
                 continue
-            d = math.dist(p.centre, q.centre)
+            d = min(math.dist(p.centre, q.centre), math.dist(_geo_centre(p), _geo_centre(q)))
             if d < t.pair_radius * min(p.height, q.height):
                 pairs.append((d, i, j))
     out: list[Detection] = []
@@ -285,7 +301,14 @@ def _thresholds_of(session: object) -> Thresholds:
     meta = session.get_modelmeta().custom_metadata_map  # type: ignore[attr-defined]
     base = Thresholds()
     vals: dict[str, float | int] = {}
-    for name in ("index_heat", "back_heat", "card_score", "pair_radius", "sure_score"):
+    for name in (
+        "index_heat",
+        "back_heat",
+        "card_score",
+        "pair_radius",
+        "dup_radius",
+        "sure_score",
+    ):
         if name in meta:
             try:
                 vals[name] = float(meta[name])
@@ -331,14 +354,24 @@ class CardDetector:
         return loc[0], s
 
     def classify(self, bgr: np.ndarray, peaks: list[IndexPeak]) -> np.ndarray:
-        """Class probabilities (N×55) of the index crops at ``peaks``."""
+        """Class probabilities (N×55) of the index crops at ``peaks``: the geometric mean
+        over crops at ``TTA_SCALES`` of the localiser's card height, which is only an
+        estimate (one batch through the classifier)."""
         if not peaks:
             return np.zeros((0, len(CLASSES)), np.float32)
         pyramid: list[np.ndarray] = []
-        crops = np.stack([crop_index(bgr, p, pyramid) for p in peaks])
+        crops = np.stack(
+            [
+                crop_index(bgr, replace(p, height=p.height * k), pyramid)
+                for k in TTA_SCALES
+                for p in peaks
+            ]
+        )
         x = np.ascontiguousarray(crops.transpose(0, 3, 1, 2), dtype=np.float32)
         (probs,) = self._session.run(["cls"], {"image": self._dummy_image, "crops": x})
-        return np.asarray(probs)
+        logp = np.log(np.asarray(probs, np.float64) + 1e-6).reshape(len(TTA_SCALES), len(peaks), -1)
+        p = np.exp(logp.mean(0))
+        return np.asarray(p / p.sum(1, keepdims=True), np.float32)
 
     def detect_region(self, bgr: np.ndarray, box: tuple[int, int, int, int]) -> list[Detection]:
         """The cards in one part ``(x0, y0, x1, y1)`` of a frame, in frame pixels. The
@@ -362,7 +395,7 @@ class CardDetector:
             raise ValueError(f"frame: expected dtype uint8, got {bgr.dtype}")
         loc, s = self.localise(bgr)
         t = self.thresholds
-        peaks = suppress_duplicates(decode_indices(loc, s, t))
+        peaks = suppress_duplicates(decode_indices(loc, s, t), t.dup_radius)
         probs = self.classify(bgr, peaks)
         best = probs.argmax(axis=1) if len(peaks) else np.zeros(0, np.int64)
         labels = [CLASSES[int(i)] for i in best]
