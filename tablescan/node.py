@@ -180,6 +180,7 @@ class TableNode:
         self._last_event_seq: int | None = None
         self._still_since: dict[str, tuple[int, float]] = {}
         self._recheck: dict[str, list[tuple[tuple[str, ...], list[Read], float]]] = {}
+        self._held: list[tuple[Event, dict[str, Any]]] | None = None  # see _decide
         self.sure_score = sure_score
         self.recheck_frames = recheck_frames
         self.hand = hand
@@ -511,8 +512,14 @@ class TableNode:
             ev["evidence"] = evidence_id
         if d.observation is not None:
             ev["meta"] = {"frame": d.observation.frame, "area": d.observation.area}
-        out = self._emit(ev, t)
+        if d.unsure is not None:
+            self._held = []  # its rulings wait for the doubt: they rest on an unsure read
+        try:
+            out = self._emit(ev, t)
+        finally:
+            held, self._held = self._held, None
         if not out:
+            self._release(held or [], provisional=False)
             return []
         main = out[0]
         d.written_seq = main["seq"]
@@ -530,6 +537,7 @@ class TableNode:
                 nr["evidence"] = evidence_id
             nr["meta"] = {"detail": d.unsure.detail}
             out += self._emit(nr, t)
+            self._release(held or [], provisional=True)
         # kept again when replayed: a crash may have come between the event and its frames
         # (same frames, same bytes: the store holds them once)
         if frame is not None and image is not None and evidence_id and self.keep_evidence:
@@ -589,7 +597,11 @@ class TableNode:
             self.seq.next_seq += 1
             taken += 1
             log.info("seq %d (%s) came from outside the node", ev["seq"], ev["type"])
-            self._judge(ev)
+            held, self._held = self._held, None  # only the node's own event is held back
+            try:
+                self._judge(ev)
+            finally:
+                self._held = held
         return taken
 
     def _judge(self, ev: Event) -> None:
@@ -601,10 +613,24 @@ class TableNode:
                 log.error("referee failed on seq %d: %s", ev["seq"], e)
                 rulings = []
             self.judged += 1
+            if self._held is not None:
+                self._held += [(ev, r) for r in rulings]
+                return
             for r in rulings:
                 self.rulings.append(r)
                 if self.hooks.on_ruling:
                     self.hooks.on_ruling(ev, r)
+
+    def _release(self, held: list[tuple[Event, dict[str, Any]]], provisional: bool) -> None:
+        """Pass on rulings held back while their event's doubt was written. A violation on a
+        read that awaits a referee is provisional (as the referee's own report says once
+        the doubt is in): it must never be shown, stored or signalled as a firm accusation."""
+        for ev, r in held:
+            if provisional and r.get("kind") == "violation":
+                r = {**r, "provisional": True}
+            self.rulings.append(r)
+            if self.hooks.on_ruling:
+                self.hooks.on_ruling(ev, r)
 
     def external(self, body: Event) -> list[Event]:
         """An event from outside the camera (a seat button: ``pass``/``button``) through the

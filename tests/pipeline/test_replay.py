@@ -222,3 +222,28 @@ def test_a_read_that_flickers_between_frames_goes_to_a_referee(clip: RenderResul
     # the other plays, read steadily, stay unflagged
     steady = [e for e in node.events if e["type"] == "play" and card not in e["cards"]]
     assert steady and not any(e["seq"] in flagged for e in steady if instead not in e["cards"])
+
+
+class _OneBackHidden(LabelDetector):
+    """The labels, less one face-down card: the bottom is miscounted."""
+
+    def detect(self, image: object) -> list[LabelDetection]:  # type: ignore[override]
+        out = super().detect(image)  # type: ignore[arg-type]
+        backs = [i for i, d in enumerate(out) if d.card == "back"]
+        return [d for i, d in enumerate(out) if i != (backs[0] if backs else -1)]
+
+
+def test_a_ruling_on_an_unsure_read_is_never_passed_on_as_firm(clip: RenderResult) -> None:
+    """A miscounted bury is a violation only if the count is right: the camera doubted it,
+    so the ruling reaches the hooks (screen, store, lights) already provisional."""
+    cfg = load_config(clip.table)
+    seen: list[dict[str, object]] = []
+    hooks = NodeHooks(on_ruling=lambda ev, r: seen.append(r))
+    det = _OneBackHidden(clip.video.with_name("clip.labels.jsonl"))
+    node = TableNode(cfg, det, hooks, keep_evidence=False)
+    run_source(node, open_source(str(clip.video)))
+    bury = [e for e in node.events if e["type"] == "bury"]
+    assert bury and bury[0]["count"] == 7
+    assert any(e["type"] == "needs_referee" and e["ref"] == bury[0]["seq"] for e in node.events)
+    wrong = [r for r in seen if r.get("rule") == "wrong_bury_count"]
+    assert wrong and all(r["provisional"] is True for r in wrong)
