@@ -97,11 +97,17 @@ class TableLights:
 
 def lights_from_state(state: Mapping[str, Any]) -> TableLights:
     """Reads the shared referee snapshot (CONTRIBUTING.md): ``seats``, and in ``hand``,
-    ``next_seat`` and ``violations``. Missing parts mean "nothing to show", never a guess."""
+    ``next_seat`` and ``violations``. Missing parts mean "nothing to show", never a guess.
+    A provisional violation (it rests on a read awaiting the referee) lights nothing: a
+    seat's flashing light and the buzzer are a public accusation."""
     seats = len(state.get("seats") or [])
     hand = state.get("hand") or {}
     turn = hand.get("next_seat")
-    violations = hand.get("violations") or []
+    violations = [
+        v
+        for v in hand.get("violations") or []
+        if not (isinstance(v, Mapping) and v.get("provisional"))
+    ]
     last = violations[-1] if violations else {}
     violator = last.get("seat") if isinstance(last, Mapping) else None
     return TableLights(

@@ -60,6 +60,10 @@ def test_lights_read_the_referee_snapshot() -> None:
     assert lights_from_state(state) == TableLights(seats=4, turn=2, violations=1, violator=1)
     assert lights_from_state({"seats": ["a", "b"], "hand": None}) == TableLights(seats=2)
     assert lights_from_state({"seats": ["a"], "hand": {"next_seat": 7}}).turn is None
+    # a violation resting on a read that awaits the referee flashes no seat, buzzes nothing
+    unsure = {"rule": "revoke", "seat": 3, "provisional": True}
+    state["hand"]["violations"].append(unsure)  # type: ignore[index]
+    assert lights_from_state(state) == TableLights(seats=4, turn=2, violations=1, violator=1)
 
 
 def test_planner_turn_violation_alarm_and_single_buzz() -> None:
