@@ -141,6 +141,10 @@ class Fusion:
     def feed(self, obs: Observation) -> list[Decision]:
         if obs.kind == "appeared" and obs.seat is not None:
             return self._appeared(obs)
+        if obs.kind == "cleared" and obs.seat is not None:
+            if self.pending is not None and self.pending.seat == obs.seat:
+                return self._flush_pending()  # swept: the short follow was all of it
+            return []
         if obs.area == "centre" or obs.seat is None:
             return self._centre(obs)
         if obs.kind == "changed" and self.phase == "play":

@@ -157,3 +157,16 @@ def test_a_follow_that_matches_a_doubted_lead_is_flagged_with_it() -> None:
     late = [d for d in out if d.event["type"] == "needs_referee"]
     assert [d.flags for d in late][-2:] == [lead, short]
     assert all(d.unsure is not None and d.unsure.reason == "count" for d in late)
+
+
+def test_short_follow_swept_away_is_written_and_never_merged_with_the_next_trick() -> None:
+    """A pair follow read as one card waits for its second card; when the trick is swept
+    first, it is written as read (flagged), and the seat's next card is a new play."""
+    f = ready()
+    f.feed(appeared(0, "AS AS"))
+    assert f.feed(appeared(1, "3S")) == []
+    swept = Observation("cleared", "seat1", 1, 30, 1.5, before=("3S",))
+    d = f.feed(swept)[0]
+    assert d.event["cards"] == ["3S"] and d.unsure is not None and d.unsure.reason == "count"
+    later = f.feed(appeared(1, "9C", frame=60))
+    assert [x.event["cards"] for x in later if x.event["type"] == "play"] == [["9C"]]
