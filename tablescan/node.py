@@ -911,10 +911,12 @@ def demo_pipeline(
     right = sum(a == b for a, b in zip(want, got, strict=False))
     report = node.referee.report() if node.referee is not None else {}
     hand = (report.get("hands") or [{}])[0]
+    found = hand.get("violations", [])
+    unsure = sum(bool(v.get("provisional")) for v in found)
     print(
         f"\nplays read exactly: {right}/{len(want)}; needs_referee: {node.stats.needs_referee}; "
-        f"attacker points {hand.get('attacker_points')}; violations "
-        f"{len(hand.get('violations', []))}; outcome {hand.get('outcome')}",
+        f"attacker points {hand.get('attacker_points')}; violations {len(found) - unsure} "
+        f"(+{unsure} provisional, awaiting the referee); outcome {hand.get('outcome')}",
         file=stream,
     )
     return 0
