@@ -19,19 +19,16 @@ from pathlib import Path
 from typing import Any
 
 import cv2
-import numpy as np
 import onnx
 
 from models.train import scene_paths
 from vision.detect import (
     BACK,
-    CLASSES,
     CardDetector,
-    IndexPeak,
     Thresholds,
     decode_backs,
     decode_indices,
-    group_cards,
+    read_corners,
     suppress_duplicates,
 )
 from vision.eval import Tally, judged_reads, sure_score
@@ -56,18 +53,6 @@ def truth(labels: dict[str, Any]) -> tuple[Counter[str], Counter[str], tuple[int
 
 
 DUP_RADII = (0.07, 0.12)  # candidate radii for one corner's duplicate peaks (× card height)
-
-
-def _reads(
-    peaks: list[IndexPeak], probs: np.ndarray, keep: list[int]
-) -> tuple[list[IndexPeak], list[str], list[float]]:
-    """The kept peaks with their best class and its probability (what ``detect`` groups)."""
-    best = [int(probs[k].argmax()) for k in keep]
-    return (
-        [peaks[k] for k in keep],
-        [CLASSES[b] for b in best],
-        [float(probs[k, b]) for k, b in zip(keep, best, strict=True)],
-    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -100,7 +85,8 @@ def main(argv: list[str] | None = None) -> int:
         tally = Tally()
         for labels, loc, s, peaks, probs, kept in cached:
             keep = [k for k in kept[dr] if peaks[k].heat >= ih]
-            cards = group_cards(*_reads(peaks, probs, keep), t) + decode_backs(loc, s, t)
+            cards = read_corners([peaks[k] for k in keep], probs[keep], t)
+            cards += decode_backs(loc, s, t)
             c = Counter(d.card for d in cards)
             backs = c.pop(BACK, 0)
             must, may, bk = truth(labels)
@@ -118,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
     reads: list[tuple[float, bool]] = []
     for labels, _, _, peaks, probs, kept in cached:
         keep = [k for k in kept[t.dup_radius] if peaks[k].heat >= t.index_heat]
-        found = group_cards(*_reads(peaks, probs, keep), t)
+        found = read_corners([peaks[k] for k in keep], probs[keep], t)
         must, may, _ = truth(labels)
         reads += judged_reads(must + may, [(d.card, d.score) for d in found])
     sure = sure_score(reads)

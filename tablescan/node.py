@@ -427,12 +427,13 @@ class TableNode:
         pattern seen large can pass for index corners."""
         assert self.tracker is not None and self.calibration is not None
         zoom = getattr(self.detector, "detect_region", None)
-        seats = [n for n in ready if self.tracker.areas[n].kind == "seat"]
-        if zoom is None or not seats:
-            return self.tracker.assign(self.detector.detect(image))
-        reads = self.tracker.assign(self.detector.detect(image)) if len(seats) < len(ready) else {}
-        reads = {name: reads.get(name, []) for name in self.tracker.areas}
+        seats = [n for n in ready if zoom and self.tracker.areas[n].kind == "seat"]
+        if len(seats) < len(ready):  # something is read from the whole frame
+            reads = self.tracker.assign(self.detector.detect(image))
+        else:
+            reads = {name: [] for name in self.tracker.areas}
         for name in seats:
+            assert zoom is not None
             poly = self.calibration.to_image(self.tracker.areas[name].polygon)
             (x0, y0), (x1, y1) = poly.min(0), poly.max(0)
             m = max(48.0, 0.35 * max(x1 - x0, y1 - y0))  # a card half outside its area

@@ -21,7 +21,7 @@ import json
 import logging
 import math
 import sys
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
 import cv2
@@ -296,19 +296,20 @@ def group_cards(
     return out
 
 
+def read_corners(peaks: list[IndexPeak], probs: np.ndarray, t: Thresholds) -> list[Detection]:
+    """Classified index corners (their probabilities) → the faces they show, as cards."""
+    best = probs.argmax(axis=1) if len(peaks) else np.zeros(0, np.int64)
+    labels = [CLASSES[int(i)] for i in best]
+    scores = [float(probs[k, int(i)]) for k, i in enumerate(best)]
+    return group_cards(peaks, labels, scores, t)
+
+
 def _thresholds_of(session: object) -> Thresholds:
     """Thresholds stored in the model's metadata by ``models.calibrate`` (else defaults)."""
     meta = session.get_modelmeta().custom_metadata_map  # type: ignore[attr-defined]
     base = Thresholds()
     vals: dict[str, float | int] = {}
-    for name in (
-        "index_heat",
-        "back_heat",
-        "card_score",
-        "pair_radius",
-        "dup_radius",
-        "sure_score",
-    ):
+    for name in (f.name for f in fields(Thresholds) if f.name != "max_peaks"):
         if name in meta:
             try:
                 vals[name] = float(meta[name])
@@ -396,11 +397,7 @@ class CardDetector:
         loc, s = self.localise(bgr)
         t = self.thresholds
         peaks = suppress_duplicates(decode_indices(loc, s, t), t.dup_radius)
-        probs = self.classify(bgr, peaks)
-        best = probs.argmax(axis=1) if len(peaks) else np.zeros(0, np.int64)
-        labels = [CLASSES[int(i)] for i in best]
-        scores = [float(probs[k, int(i)]) for k, i in enumerate(best)]
-        return group_cards(peaks, labels, scores, t) + decode_backs(loc, s, t)
+        return read_corners(peaks, self.classify(bgr, peaks), t) + decode_backs(loc, s, t)
 
 
 def main(argv: list[str] | None = None) -> int:
