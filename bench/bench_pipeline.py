@@ -65,6 +65,11 @@ def score_hand(truth: list[dict[str, Any]], got: list[dict[str, Any]]) -> dict[s
         matched_g.update(range(block.b, block.b + block.size))
     wrong = [i for i in range(len(g_plays)) if i not in matched_g]
     surfaced = sum(g[i][0] in flagged for i in wrong)
+    silent_plays = [
+        {"seq": g[i][0], "seat": g[i][1][0], "cards": list(g[i][1][1])}
+        for i in wrong
+        if g[i][0] not in flagged
+    ]
     right_flagged = sum(g[i][0] in flagged for i in matched_g)
     missed = max(0, len(t_plays) - exact - len(wrong))
     return {
@@ -73,6 +78,7 @@ def score_hand(truth: list[dict[str, Any]], got: list[dict[str, Any]]) -> dict[s
         "wrong": len(wrong),
         "surfaced": surfaced,
         "silent": len(wrong) - surfaced,
+        "silent_plays": silent_plays,
         "missed": max(0, missed),
         "flagged_right": right_flagged,
         "points_truth": attacker_points(truth),
@@ -100,6 +106,7 @@ def main() -> int:
     ap.add_argument("--hands", type=int, default=2)
     ap.add_argument("--full", action="store_true", help="10 hands (the issue's bars)")
     ap.add_argument("--seed", type=int, default=100, help="first seed")
+    ap.add_argument("--show-silent", action="store_true", help="list each silent wrong play")
     ap.add_argument("--detector", choices=("auto", "model", "labels"), default="auto")
     ap.add_argument("--model", type=Path, default=ROOT / "models" / "cards.onnx")
     ap.add_argument(
@@ -162,6 +169,9 @@ def main() -> int:
             f"replay {row['fps']:.0f} frames/s (render {render_s:.0f} s)",
             flush=True,
         )
+        if args.show_silent:
+            for sp in row["silent_plays"]:
+                print(f"    silent: seq {sp['seq']} seat {sp['seat']} read {' '.join(sp['cards'])}")
     plays = sum(r["plays"] for r in rows)
     exact = sum(r["exact"] for r in rows)
     wrong = sum(r["wrong"] for r in rows)

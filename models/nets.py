@@ -8,6 +8,8 @@ decodes, at 1/4 resolution. ``ClsNet``: a small classifier of 40×28 index-corne
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import torch
 from torch import nn
 
@@ -91,22 +93,35 @@ def finish_loc(raw: torch.Tensor) -> torch.Tensor:
 
 
 class ClsNet(nn.Module):
-    """Index crops (N×3×40×28, BGR 0..255) → logits over ``vision.detect.CLASSES``."""
+    """Index crops (N×3×40×28, BGR 0..255) → logits over ``vision.detect.CLASSES``.
 
-    def __init__(self) -> None:
+    ``width`` multiplies every layer's channels (1 is the v2 network): reading a 7-pixel
+    rank wants more features than the first CPU budget allowed."""
+
+    def __init__(self, width: float = 1.0) -> None:
         super().__init__()
+        c1, c2, c3, c4 = (max(8, round(c * width)) for c in (16, 24, 48, 64))
         self.body = nn.Sequential(
-            _cbr(3, 16),
-            _cbr(16, 24, s=2),  # 20×14
-            _cbr(24, 24),
-            _cbr(24, 48, s=2),  # 10×7
-            _cbr(48, 48),
-            _cbr(48, 64, s=2),  # 5×4
+            _cbr(3, c1),
+            _cbr(c1, c2, s=2),  # 20×14
+            _cbr(c2, c2),
+            _cbr(c2, c3, s=2),  # 10×7
+            _cbr(c3, c3),
+            _cbr(c3, c4, s=2),  # 5×4
         )
+        fc = max(64, round(128 * width))
         self.fc = nn.Sequential(
-            nn.Flatten(), nn.Dropout(0.2), nn.Linear(64 * 5 * 4, 128), nn.ReLU(inplace=True)
+            nn.Flatten(), nn.Dropout(0.2), nn.Linear(c4 * 5 * 4, fc), nn.ReLU(inplace=True)
         )
-        self.out = nn.Linear(128, len(CLASSES))
+        self.out = nn.Linear(fc, len(CLASSES))
+
+    @classmethod
+    def load(cls, path: str | Path) -> ClsNet:
+        """A checkpoint of any width (read back from its first layer)."""
+        state = torch.load(path)
+        net = cls(state["body.0.0.weight"].shape[0] / 16)
+        net.load_state_dict(state)
+        return net
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         x = (x - 128.0) / 64.0

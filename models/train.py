@@ -23,6 +23,7 @@ import cv2
 import numpy as np
 import torch
 import torch.nn.functional as F
+from torch import nn
 from torch.utils.data import DataLoader, Dataset
 
 from models.nets import CardModel, ClsNet, LocNet
@@ -130,10 +131,11 @@ def train_cls(
     seed: int,
     init: ClsNet | None = None,
     lr0: float = 3e-3,
+    width: float = 1.0,
 ) -> ClsNet:
     torch.manual_seed(seed)
     g = torch.Generator().manual_seed(seed)
-    net = init or ClsNet()
+    net = init or ClsNet(width)
     opt = torch.optim.AdamW(net.parameters(), lr=lr0, weight_decay=1e-4)
     x_all = torch.from_numpy(bank[0]).permute(0, 3, 1, 2).contiguous()
     y_all = torch.from_numpy(bank[1])
@@ -161,6 +163,45 @@ def train_cls(
     acc = eval_cls(net, val)
     print(f"classifier: {step} steps, validation accuracy {acc:.4f} on {len(val[1])} crops")
     return net
+
+
+@torch.no_grad()
+def widen_cls(small: ClsNet, width: float, seed: int) -> ClsNet:
+    """A wider classifier that computes what ``small`` computes (Net2WiderNet): each new
+    channel copies an old one and the layer after shares the copies' weight, so a longer
+    run starts from the trained reads instead of from scratch. A little noise breaks the
+    copies' symmetry."""
+    g = torch.Generator().manual_seed(seed)
+    big = ClsNet(width)
+    convs_s = [m for m in small.body.modules() if isinstance(m, nn.Conv2d)]
+    bns_s = [m for m in small.body.modules() if isinstance(m, nn.BatchNorm2d)]
+    convs_b = [m for m in big.body.modules() if isinstance(m, nn.Conv2d)]
+    bns_b = [m for m in big.body.modules() if isinstance(m, nn.BatchNorm2d)]
+
+    def pick(old: int, new: int) -> tuple[torch.Tensor, torch.Tensor]:
+        extra = torch.randint(0, old, (new - old,), generator=g)
+        idx = torch.cat([torch.arange(old), extra])
+        return idx, torch.bincount(idx, minlength=old).float()[idx]
+
+    prev_idx, prev_cnt = torch.arange(3), torch.ones(3)
+    for cs, bs, cb, bb in zip(convs_s, bns_s, convs_b, bns_b, strict=True):
+        idx, cnt = pick(cs.out_channels, cb.out_channels)
+        w = cs.weight[idx][:, prev_idx] / prev_cnt[None, :, None, None]
+        cb.weight.copy_(w + 1e-3 * w.std() * torch.randn(w.shape, generator=g))
+        for name in ("weight", "bias", "running_mean", "running_var"):
+            getattr(bb, name).copy_(getattr(bs, name)[idx])
+        prev_idx, prev_cnt = idx, cnt
+    lin_s, lin_b = small.fc[2], big.fc[2]
+    assert isinstance(lin_s, nn.Linear) and isinstance(lin_b, nn.Linear)
+    cells = 5 * 4  # the last feature map is flattened channel-major
+    feat = (prev_idx[:, None] * cells + torch.arange(cells)[None]).reshape(-1)
+    hid, hcnt = pick(lin_s.out_features, lin_b.out_features)
+    w = lin_s.weight[hid][:, feat] / prev_cnt.repeat_interleave(cells)[None]
+    lin_b.weight.copy_(w + 1e-3 * w.std() * torch.randn(w.shape, generator=g))
+    lin_b.bias.copy_(lin_s.bias[hid])
+    big.out.weight.copy_(small.out.weight[:, hid] / hcnt[None])
+    big.out.bias.copy_(small.out.bias)
+    return big
 
 
 def peak_bank(paths: list[Path], model: Path, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -407,6 +448,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--workers", type=int, default=1, help="data-loading processes")
     ap.add_argument("--init-cls", type=Path, help="warm-start the classifier from this state")
+    ap.add_argument("--cls-width", type=float, default=1.0, help="classifier channel multiplier")
     ap.add_argument("--cls-lr", type=float, default=3e-3, help="classifier peak learning rate")
     ap.add_argument(
         "--procedural", type=int, default=0, help="procedural index corners added to the crops"
@@ -421,8 +463,7 @@ def main(argv: list[str] | None = None) -> int:
         bank = peak_bank(train[: args.cls_scenes], args.out, args.seed + 11)
         vbank = peak_bank(val[:60], args.out, args.seed + 12)
         print(f"peak samples: {len(bank[1])} train, {len(vbank[1])} validation")
-        cls, loc = ClsNet(), LocNet()
-        cls.load_state_dict(torch.load(args.ckpt / "cls.pt"))
+        cls, loc = ClsNet.load(args.ckpt / "cls.pt"), LocNet()
         loc.load_state_dict(torch.load(args.ckpt / "loc.pt"))
         print(f"before: validation accuracy {eval_cls(cls, vbank):.4f}")
         cls = train_cls(bank, vbank, args.finetune_cls, args.seed, init=cls, lr0=1e-3)
@@ -431,8 +472,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.finetune_loc > 0:  # more localiser training from the checkpoints
         train, val = scene_paths(args.data)
-        cls, loc = ClsNet(), LocNet()
-        cls.load_state_dict(torch.load(args.ckpt / "cls_ft.pt"))
+        cls, loc = ClsNet.load(args.ckpt / "cls_ft.pt"), LocNet()
         loc.load_state_dict(torch.load(args.ckpt / "loc.pt"))
         loc = train_loc(
             train, val[:60], args.finetune_loc, args.seed + 5, args.workers, init=loc, lr0=6e-4
@@ -441,8 +481,7 @@ def main(argv: list[str] | None = None) -> int:
         export(loc, cls, args.out)
         return 0
     if args.export_only:
-        cls, loc = ClsNet(), LocNet()
-        cls.load_state_dict(torch.load(args.ckpt / "cls.pt"))
+        cls, loc = ClsNet.load(args.ckpt / "cls.pt"), LocNet()
         loc.load_state_dict(torch.load(args.ckpt / "loc.pt"))
         export(loc, cls, args.out)
         return 0
@@ -460,15 +499,24 @@ def main(argv: list[str] | None = None) -> int:
         print(f"classifier samples: {len(bank[1])} train, {len(vbank[1])} validation")
         init = None
         if args.init_cls is not None:
-            init = ClsNet()
-            init.load_state_dict(torch.load(args.init_cls))
+            init = ClsNet.load(args.init_cls)
+            if args.cls_width != 1.0:
+                print(f"classifier: from {args.init_cls}, accuracy {eval_cls(init, vbank):.4f}")
+                init = widen_cls(init, args.cls_width, args.seed)
             print(f"classifier: from {args.init_cls}, accuracy {eval_cls(init, vbank):.4f}")
-        cls = train_cls(bank, vbank, args.cls_minutes, args.seed, init=init, lr0=args.cls_lr)
+        cls = train_cls(
+            bank,
+            vbank,
+            args.cls_minutes,
+            args.seed,
+            init=init,
+            lr0=args.cls_lr,
+            width=args.cls_width,
+        )
         del bank
         torch.save(cls.state_dict(), args.ckpt / "cls.pt")
     else:  # localiser only: reuse the classifier checkpoint
-        cls = ClsNet()
-        cls.load_state_dict(torch.load(args.ckpt / "cls.pt"))
+        cls = ClsNet.load(args.ckpt / "cls.pt")
         print(f"classifier: loaded {args.ckpt / 'cls.pt'}")
     train, val = scene_paths(args.data)
     print(f"localiser: {len(train)} training scenes, {len(val)} validation scenes")

@@ -277,29 +277,36 @@ class Fusion:
         }
         d = Decision(ev, obs, self._unsure(cards, scores, problems))
         self.trick.decisions.append(d)
-        return [d, *self._lead_in_doubt(obs)]
+        return [d, *self._count_conflict(obs)]
 
-    def _lead_in_doubt(self, obs: Observation) -> list[Decision]:
-        """Most followers laid the same number of cards, and not the lead's: the lead was
-        most likely misread (a card missed or read twice), and so was any follow that
-        matched it. Flag those plays, after the fact (unless already flagged)."""
+    def _count_conflict(self, obs: Observation) -> list[Decision]:
+        """A finished trick whose plays were read with different numbers of cards: every
+        play must have the lead's count, so some read is wrong. A card is missed (a pair
+        read as one, a card under a hand) far more often than one is invented, so the
+        largest count is the likeliest truth: flag each play read with fewer cards, and
+        the largest ones too unless most plays agree on it. After the fact, and only the
+        plays not flagged already."""
         if not self.turns or len(self.trick.plays) != self.n or not self.trick.decisions:
             return []
-        counts = Counter(k for _, k in self.trick.plays[1:])
-        follow, times = counts.most_common(1)[0]
-        if follow == self.trick.plays[0][1] or times < max(1, (self.n - 1) / 2):
+        counts = [k for _, k in self.trick.plays]
+        top = max(counts)
+        if min(counts) == top:
             return []
-        self.checks_failed["lead_count"] += 1
+        self.checks_failed["trick_count"] += 1
+        top_trusted = counts.count(top) > self.n / 2
+        read = ", ".join(str(k) for k in counts)
         out = []
-        for d, (_, k) in zip(self.trick.decisions, self.trick.plays, strict=False):
-            if d.unsure is not None or d.event.get("type") != "play" or k == follow:
+        for d, k in zip(self.trick.decisions, counts, strict=False):
+            if d.unsure is not None or d.event.get("type") != "play":
+                continue
+            if k == top and top_trusted:
                 continue
             candidates: list[dict[str, Any]] = [
                 {"cards": d.event["cards"], "confidence": d.event["confidence"]}
             ]
             ev = {"type": "needs_referee", "candidates": candidates, "reason": "count"}
-            un = Unsure("count", candidates, f"{times} of the followers laid {follow} card(s)")
-            out.append(Decision(ev, obs, un, flags=d))
+            why = f"the trick's plays were read with {read} card(s); all must have the lead's"
+            out.append(Decision(ev, obs, Unsure("count", candidates, why), flags=d))
         return out
 
     def _extend_lead(

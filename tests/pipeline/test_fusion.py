@@ -142,7 +142,7 @@ def test_a_lead_every_follower_contradicts_is_flagged_after_the_fact() -> None:
     out = f.feed(appeared(3, "5S 9S"))
     late = out[-1]
     assert late.flags is lead and late.event["type"] == "needs_referee"
-    assert late.unsure is not None and "3 of the followers laid 2" in late.unsure.detail
+    assert late.unsure is not None and "read with 1, 2, 2, 2 card(s)" in late.unsure.detail
 
 
 def test_a_follow_that_matches_a_doubted_lead_is_flagged_with_it() -> None:
@@ -157,6 +157,33 @@ def test_a_follow_that_matches_a_doubted_lead_is_flagged_with_it() -> None:
     late = [d for d in out if d.event["type"] == "needs_referee"]
     assert [d.flags for d in late][-2:] == [lead, short]
     assert all(d.unsure is not None and d.unsure.reason == "count" for d in late)
+
+
+def test_when_most_plays_are_short_the_one_full_play_does_not_clear_them() -> None:
+    """A pair led and read as one card, a pair follow read as one card, one follower's two
+    cards read right: the short majority is no proof; every short play goes to the referee
+    (cards are missed far more often than invented)."""
+    f = ready()
+    lead = f.feed(appeared(0, "JC"))[0]
+    full = f.feed(appeared(1, "8C 7H"))[0]
+    assert full.unsure is not None and full.unsure.reason == "count"
+    f.feed(appeared(2, "10C", score=0.5))  # flagged for its score already
+    out = f.feed(appeared(3, "2S"))
+    short = out[0]
+    late = [d for d in out if d.event["type"] == "needs_referee"]
+    assert [d.flags for d in late] == [lead, short]
+    assert all(d.unsure is not None and "1, 2, 1, 1" in d.unsure.detail for d in late)
+
+
+def test_one_short_follow_does_not_cast_doubt_on_an_agreeing_trick() -> None:
+    f = ready()
+    assert f.feed(appeared(0, "9D 9D"))[0].unsure is None
+    assert f.feed(appeared(1, "3D 4D"))[0].unsure is None
+    assert f.feed(appeared(2, "KD")) == []  # short: waits for its second card
+    swept = Observation("cleared", "seat2", 2, 30, 1.5, before=("KD",))
+    assert f.feed(swept)[0].unsure is not None
+    out = f.feed(appeared(3, "5D 6D", frame=40))
+    assert [d.event["type"] for d in out] == ["play"] and out[0].unsure is None
 
 
 def test_short_follow_swept_away_is_written_and_never_merged_with_the_next_trick() -> None:
