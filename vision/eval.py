@@ -158,9 +158,10 @@ def _faces(dets: list[object]) -> tuple[Counter[str], int]:
 
 
 def eval_holdout(
-    det: CardDetector, n: int, confusion: np.ndarray
+    det: CardDetector, n: int, confusion: np.ndarray, designs: dict[str, Tally] | None = None
 ) -> tuple[Tally, list[np.ndarray]]:
-    """Held-out deck designs, composed with a fixed seed; fills the classifier confusion."""
+    """Held-out deck designs, composed with a fixed seed; fills the classifier confusion and,
+    per design, ``designs`` (scenes drawn from one design only: most of them)."""
     decks, usable = usable_decks("eval")
     tally = Tally()
     frames: list[np.ndarray] = []
@@ -191,6 +192,10 @@ def eval_holdout(
                     truth.append(CLASSES.index(c.card))
         faces, backs = _faces(det.detect(scene.image))  # type: ignore[arg-type]
         tally.add(f"holdout#{i}", faces, must, may, backs, (lo, hi))
+        if designs is not None and len(scene.decks) == 1:
+            designs.setdefault(scene.decks[0], Tally()).add(
+                f"holdout#{i}", faces, must, may, backs, (lo, hi)
+            )
         if peaks:
             pred = det.classify(scene.image, peaks).argmax(1)
             for t, p in zip(truth, pred, strict=True):
@@ -307,7 +312,8 @@ def main(argv: list[str] | None = None) -> int:
     confusion = np.zeros((len(CLASSES), len(CLASSES)), np.int64)
     rows: dict[str, dict[str, float]] = {}
     tallies: dict[str, Tally] = {}
-    hold, frames = eval_holdout(det, args.holdout_scenes, confusion)
+    designs: dict[str, Tally] = {}
+    hold, frames = eval_holdout(det, args.holdout_scenes, confusion, designs)
     tallies["holdout"] = hold
     if (args.real / "images").is_dir():
         tallies["real_all"], tallies["real_win"] = eval_real(det, args.real, args.real_limit)
@@ -317,12 +323,20 @@ def main(argv: list[str] | None = None) -> int:
     ms = ms_per_frame(det, frames)
     text = table(rows, ms)
     print(text)
+    by_design = {k: designs[k].row() for k in sorted(designs)}
+    print("held-out scenes of one design:")
+    for name, r in by_design.items():
+        print(
+            f"  {name:<32} {int(r['images']):>3} scenes  P {_fmt(r['precision'])}  "
+            f"R {_fmt(r['recall'])}  F1 {_fmt(r['f1'])}"
+        )
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "eval.json").write_text(
         json.dumps(
             {
                 "model": args.model,
                 "rows": rows,
+                "holdout_by_design": by_design,
                 "ms_per_frame_1280x720": ms,
                 "holdout_scenes": args.holdout_scenes,
                 "holdout_seed": HOLDOUT_SEED,
