@@ -76,6 +76,18 @@ def run(args: argparse.Namespace) -> int:
     if args.data:
         hooks, closers, store = store_wiring(args.data, cfg)
         stored = store.events(cfg.table_id)  # a crash left events: resume after them
+        ended = [e for e in stored if e["type"] == "hand_end"]
+        if ended:  # one hand per run: a finished one is never resumed or written into
+            for close in closers:
+                close()
+            log.error(
+                "%s: table %s already holds a finished hand (hand_end at seq %s); "
+                "record the next hand under another table id or data folder",
+                args.data,
+                cfg.table_id,
+                ended[0]["seq"],
+            )
+            return 2
     else:
         hooks, closers = NodeHooks(), []
     path = args.output or cfg.path.with_name(cfg.table_id + ".jsonl")

@@ -148,3 +148,26 @@ def test_run_serial_option(
         (2, "burn", f"{board.board_id:08x}/{boot}/{seq}")
     ]
     assert board.pending == 0  # the board was told it arrived
+
+
+def test_run_refuses_to_resume_a_finished_hand(
+    hand_clip: RenderResult, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A crash is resumed; a finished hand is not: a second ``run`` on the same data folder
+    and table writes nothing and says why."""
+    from tablescan.cli import build_parser
+
+    data = tmp_path / "data"
+    argv = ["run", "--config", str(hand_clip.table), "--detector", "labels", "--data", str(data)]
+    args = build_parser().parse_args([*argv, "-o", str(tmp_path / "first.jsonl")])
+    assert args.func(args) == 0
+    again = build_parser().parse_args([*argv, "-o", str(tmp_path / "second.jsonl")])
+    assert again.func(again) == 2
+    assert "already holds a finished hand" in caplog.text
+    assert not (tmp_path / "second.jsonl").exists()
+    store = store_wiring(data, load_config(hand_clip.table))[2]
+    try:
+        record = store.events(store.tables()[0])
+    finally:
+        store.close()
+    assert [e["type"] for e in record].count("hand_end") == 1
