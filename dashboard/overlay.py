@@ -58,7 +58,10 @@ def state(tid: str) -> Any:
 def stream(tid: str) -> Any:
     delay = _check(tid)
     ping = float(current_app.config["SSE_PING_S"])
-    body = delayed_stream(hub(), tid, delay, ping, hub().clock)
+    users, token = current_app.extensions["tablescan.users"], request.args.get("token", "")
+    body = delayed_stream(
+        hub(), tid, delay, ping, hub().clock, lambda: users.overlay_table(token) == tid
+    )
     resp = Response(body, mimetype="text/event-stream")
     resp.headers["Cache-Control"] = "no-cache"
     return resp

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, abort, current_app, render_template, request, url_for
+from flask import Blueprint, abort, current_app, redirect, render_template, request, url_for
+from werkzeug.wrappers import Response
 
 from dashboard.api import health_report, hub
 from dashboard.auth import current_user, login_required, role_required
@@ -29,7 +30,11 @@ def hall() -> str:
 @login_required
 def table(tid: str) -> str:
     _table(tid)
-    return render_template("table.html", page="table", tid=tid)
+    user = current_user()
+    links = []
+    if user is not None and user.role == "head":
+        links = current_app.extensions["tablescan.users"].overlay_links(tid)
+    return render_template("table.html", page="table", tid=tid, links=links)
 
 
 @bp.get("/tables/<tid>/violations")
@@ -84,3 +89,19 @@ def overlay_token(tid: str) -> str:
     )
     url = url_for("overlay.page", tid=tid, token=token, _external=True)
     return render_template("token.html", page="table", tid=tid, url=url, host=request.host)
+
+
+@bp.route("/tables/<tid>/overlay-revoke", methods=["POST"])
+@role_required("head")
+def overlay_revoke(tid: str) -> Response:
+    """Revoke one overlay link (form field ``link``: its id) or, without it, all of the
+    table's links: a leaked link stops working, and an open overlay goes blank."""
+    _table(tid)
+    from tablescan.users import UserError
+
+    link = request.form.get("link") or None
+    try:
+        current_app.extensions["tablescan.users"].revoke_overlay(tid, link)
+    except UserError as e:
+        abort(400, str(e))
+    return redirect(url_for("pages.table", tid=tid))

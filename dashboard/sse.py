@@ -58,14 +58,26 @@ def hall_stream(hub: Hub, ping_s: float) -> Iterator[str]:
 
 
 def delayed_stream(
-    hub: Hub, tid: str, delay_s: float, ping_s: float, clock: Callable[[], float]
+    hub: Hub,
+    tid: str,
+    delay_s: float,
+    ping_s: float,
+    clock: Callable[[], float],
+    allowed: Callable[[], bool] = lambda: True,
 ) -> Iterator[str]:
-    """The overlay's stream: the public view as it was ``delay_s`` ago, sent when it is due."""
+    """The overlay's stream: the public view as it was ``delay_s`` ago, sent when it is due.
+    It ends, with a ``revoked`` event, once ``allowed()`` says the link was revoked (asked
+    about once a second)."""
     yield "retry: 1000\n\n"
     sent: int | None = None
-    last_ping = time.monotonic()
+    last_ping = last_check = time.monotonic()
     gen = hub.generation
     while True:
+        if time.monotonic() - last_check >= 1.0:
+            last_check = time.monotonic()
+            if not allowed():
+                yield message({"table": tid}, event="revoked")
+                return
         table = hub.tables.get(tid)
         view = table.public_at(clock() - delay_s) if table else None
         if view is not None and view["seq"] != sent:

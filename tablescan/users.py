@@ -63,6 +63,19 @@ def check_password(password: str, stored: str) -> bool:
     return hmac.compare_digest(got, base64.b64decode(digest))
 
 
+LINK_ID = 12  # an overlay link is named by this many hex digits of its token's hash
+HEX = frozenset("0123456789abcdef")
+
+
+@dataclass(frozen=True)
+class OverlayLink:
+    """A live overlay link as the head referee sees it: never the token, only its id."""
+
+    id: str
+    created: float
+    by: str
+
+
 def _token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
@@ -131,6 +144,31 @@ class UserStore:
                 (_token_hash(token), table, time.time(), by),
             )
         return token
+
+    def overlay_links(self, table: str) -> list[OverlayLink]:
+        """The table's live overlay links, newest first (the tokens themselves are not kept)."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT hash, created, by FROM overlay_tokens WHERE table_id=? "
+                "ORDER BY created DESC",
+                (table,),
+            ).fetchall()
+        return [OverlayLink(r[0][:LINK_ID], float(r[1] or 0.0), str(r[2] or "")) for r in rows]
+
+    def revoke_overlay(self, table: str, link: str | None = None) -> int:
+        """Revoke one overlay link of ``table`` (by its id) or, with no id, all of them.
+        Returns how many were revoked; an open overlay stream ends within a second."""
+        if link is not None and (len(link) != LINK_ID or not all(c in HEX for c in link)):
+            raise UserError(f"overlay link id {link!r}: expected {LINK_ID} hex digits")
+        with self._lock:
+            if link is None:
+                cur = self._db.execute("DELETE FROM overlay_tokens WHERE table_id=?", (table,))
+            else:
+                cur = self._db.execute(
+                    "DELETE FROM overlay_tokens WHERE table_id=? AND substr(hash, 1, ?)=?",
+                    (table, LINK_ID, link),
+                )
+        return int(cur.rowcount)
 
     def overlay_table(self, token: str) -> str | None:
         """The table an overlay token opens, or None."""

@@ -36,4 +36,6 @@
 
   const es = new EventSource(`/overlay/${encodeURIComponent(tid)}/stream?${q}`);
   es.addEventListener("state", (m) => render(JSON.parse(m.data)));
+  // the head referee revoked this link: go blank and stop asking
+  es.addEventListener("revoked", () => { es.close(); render(null); });
 })();

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import getpass
 import sys
+import time
 
 from tablescan.store import DEFAULT_DATA_DIR
 from tablescan.users import ROLES, UserError, UserStore
@@ -27,6 +28,13 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     tok = ops.add_parser("overlay-token", help="print a read-only overlay token for a table")
     tok.add_argument("table")
     tok.add_argument("--data", default=argparse.SUPPRESS)
+    links = ops.add_parser("overlay-links", help="list a table's live overlay links (ids only)")
+    links.add_argument("table")
+    links.add_argument("--data", default=argparse.SUPPRESS)
+    rev = ops.add_parser("overlay-revoke", help="revoke one overlay link (by id) or all of them")
+    rev.add_argument("table")
+    rev.add_argument("link", nargs="?", default=None, help="the link id (default: all)")
+    rev.add_argument("--data", default=argparse.SUPPRESS)
     p.set_defaults(func=run)
 
 
@@ -45,6 +53,13 @@ def run(args: argparse.Namespace) -> int:
                 print(f"{u.name}\t{u.role}")
         elif args.op == "overlay-token":
             print(users.new_overlay_token(args.table, by="cli"))
+        elif args.op == "overlay-links":
+            for link in users.overlay_links(args.table):
+                made = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(link.created))
+                print(f"{link.id}\t{made}\t{link.by}")
+        elif args.op == "overlay-revoke":
+            n = users.revoke_overlay(args.table, args.link)
+            print(f"revoked {n} overlay link(s) of table {args.table}")
     except UserError as e:
         print(f"tablescan user: {e}", file=sys.stderr)
         return 2

@@ -4,6 +4,7 @@ token opens one table's overlay and can do nothing else; sessions are HttpOnly +
 from __future__ import annotations
 
 import argparse
+import hashlib
 
 import pytest
 from flask import Flask
@@ -157,3 +158,36 @@ def test_odd_table_ids_are_refused_not_followed(live: Flask) -> None:
 
 def test_export_needs_a_session(live: Flask) -> None:
     assert live.test_client().get("/api/tables/t1/export").status_code == 401
+
+
+def test_head_referee_revokes_overlay_links_and_open_streams_end(live: Flask, hub: Hub) -> None:
+    users = UserStore(hub.store.data_dir)
+    keep, leaked = users.new_overlay_token("t1"), users.new_overlay_token("t1")
+    client = live.test_client()
+    stream = client.get(f"/overlay/t1/stream?token={leaked}&delay=0", buffered=False)
+    head = live.test_client()
+    token = login(head, "head1")
+    page = head.get("/tables/t1").get_data(as_text=True)
+    ids = [link.id for link in users.overlay_links("t1")]
+    assert len(ids) == 2 and all(i in page for i in ids)
+    assert leaked not in page and keep not in page  # the tokens themselves are never shown
+    one = hashlib.sha256(leaked.encode()).hexdigest()[:12]
+    assert one in ids
+    # a referee cannot revoke; a wrong id is a clear 400; the head revokes the leaked one
+    referee = live.test_client()
+    rtoken = login(referee, "ref1")
+    form = {"csrf_token": rtoken, "link": one}
+    assert referee.post("/tables/t1/overlay-revoke", data=form).status_code == 403
+    bad = head.post("/tables/t1/overlay-revoke", data={"csrf_token": token, "link": "zz"})
+    assert bad.status_code == 400
+    resp = head.post("/tables/t1/overlay-revoke", data={"csrf_token": token, "link": one})
+    assert resp.status_code == 302
+    assert client.get(f"/overlay/t1/state?token={leaked}&delay=0").status_code == 403
+    assert client.get(f"/overlay/t1/state?token={keep}&delay=0").status_code == 200
+    # the stream opened with the leaked link ends with a "revoked" event
+    text = "".join(c.decode() if isinstance(c, bytes) else c for c in stream.response)
+    assert "event: revoked" in text
+    # revoke all: the other link stops too
+    head.post("/tables/t1/overlay-revoke", data={"csrf_token": token})
+    assert client.get(f"/overlay/t1/state?token={keep}&delay=0").status_code == 403
+    assert users.overlay_links("t1") == []

@@ -56,6 +56,26 @@ def test_user_add_refuses_a_bad_role_or_short_password(tmp_path: Path, capsys, m
     assert "at least 8 characters" in capsys.readouterr().err
 
 
+def test_overlay_links_listed_and_revoked_from_the_cli(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    d = str(tmp_path)
+    assert main(["user", "--data", d, "overlay-token", "t1"]) == 0
+    first = capsys.readouterr().out.strip()
+    assert main(["user", "--data", d, "overlay-token", "t1"]) == 0
+    second = capsys.readouterr().out.strip()
+    assert main(["user", "--data", d, "overlay-links", "t1"]) == 0
+    listed = capsys.readouterr().out
+    assert len(listed.splitlines()) == 2 and first not in listed and second not in listed
+    one = UserStore(tmp_path).overlay_links("t1")[0].id
+    assert main(["user", "--data", d, "overlay-revoke", "t1", "nothex"]) == 2
+    assert "expected 12 hex digits" in capsys.readouterr().err
+    assert main(["user", "--data", d, "overlay-revoke", "t1", one]) == 0
+    assert "revoked 1 overlay link(s)" in capsys.readouterr().out
+    users = UserStore(tmp_path)
+    assert [users.overlay_table(t) for t in (first, second)].count("t1") == 1
+    assert main(["user", "--data", d, "overlay-revoke", "t1"]) == 0
+    assert users.overlay_table(first) is None and users.overlay_table(second) is None
+
+
 def test_export_and_verify_commands(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
     data = tmp_path / "data"
     store = EvidenceStore(data, durable=False)
