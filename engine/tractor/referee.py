@@ -868,9 +868,6 @@ class Referee:
 
     def _penalty(self, rule: str, count: int) -> dict[str, Any]:
         pen = self.rules.penalty(PENALTY_KEY.get(rule, rule))
-        thr = self.rules.throw.penalty
-        if rule == "failed_throw" and (thr.points or thr.per_card or thr.levels):
-            pen = thr  # the sheet's own throw clause wins over an inherited note
         return {
             "points": pen.points + pen.per_card * count,
             "levels": pen.levels,

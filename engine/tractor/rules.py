@@ -172,7 +172,10 @@ class Rules:
         return load_rules(profile, overrides)
 
     def penalty(self, rule: str) -> Penalty:
-        """The profile's penalty for a violation id (``revoke``, ``failed_throw``, ...)."""
+        """The profile's penalty for a violation id (``revoke``, ``failed_throw``, ...). A
+        failed throw takes the sheet's own ``[throw]`` penalty over an inherited entry."""
+        if rule == "failed_throw" and "throw.penalty" not in self.inherited:
+            return self.throw.penalty
         for name, pen in self.penalties:
             if name == rule:
                 return pen

@@ -191,6 +191,11 @@ def test_penalty_lookup() -> None:
     assert Rules.load("xize-1h").penalty("missed_pair").points == 20
     assert Rules.load("cyclic-eat").penalty("revoke").levels == 3
     assert "not stated" in Rules.load("standard").penalty("out_of_turn").note
+    # a sheet's own [throw] penalty is the failed throw's, never standard's inherited note
+    assert Rules.load("pass10").penalty("failed_throw").note.startswith("N cards not thrown")
+    assert Rules.load("shanghai-2000").penalty("failed_throw").levels == 2
+    assert "room stake" in Rules.load("online-super").penalty("failed_throw").note
+    assert "not stated" in Rules.load("four-deck").penalty("failed_throw").note
 
 
 def test_ruff_structure_even_without_pair_obligation() -> None:
