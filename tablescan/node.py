@@ -422,23 +422,30 @@ class TableNode:
     def _reads(self, image: NDArray[np.uint8], ready: list[str]) -> dict[str, list[Read]]:
         """Each area's card reads. A detector with ``detect_region`` reads each ready seat
         area from its own crop (more pixels per card for the localiser); a card is taken
-        only from the crop of the area its centre lies in, so no card is counted twice.
-        The centre, where the bottom lies face down, is read from the whole frame: a back's
-        pattern seen large can pass for index corners."""
+        only from the crop of the area its centre lies in, so no card is counted twice. A
+        seat crop that shows no card at all is read again from the whole frame (the two
+        scales miss different cards). The centre, where the bottom lies face down, is read
+        from the whole frame: a back's pattern seen large can pass for index corners."""
         assert self.tracker is not None and self.calibration is not None
+        tracker = self.tracker
         zoom = getattr(self.detector, "detect_region", None)
-        seats = [n for n in ready if zoom and self.tracker.areas[n].kind == "seat"]
-        if len(seats) < len(ready):  # something is read from the whole frame
-            reads = self.tracker.assign(self.detector.detect(image))
-        else:
-            reads = {name: [] for name in self.tracker.areas}
+        seats = [n for n in ready if zoom and tracker.areas[n].kind == "seat"]
+        whole: dict[str, list[Read]] | None = None
+
+        def whole_frame() -> dict[str, list[Read]]:
+            nonlocal whole
+            if whole is None:
+                whole = tracker.assign(self.detector.detect(image))
+            return whole
+
+        reads = dict(whole_frame()) if len(seats) < len(ready) else {n: [] for n in tracker.areas}
         for name in seats:
             assert zoom is not None
-            poly = self.calibration.to_image(self.tracker.areas[name].polygon)
+            poly = self.calibration.to_image(tracker.areas[name].polygon)
             (x0, y0), (x1, y1) = poly.min(0), poly.max(0)
             m = max(48.0, 0.35 * max(x1 - x0, y1 - y0))  # a card half outside its area
             box = (int(x0 - m), int(y0 - m), int(x1 + m) + 1, int(y1 + m) + 1)
-            reads[name] = self.tracker.assign(zoom(image, box))[name]
+            reads[name] = tracker.assign(zoom(image, box))[name] or whole_frame()[name]
         return reads
 
     def _settle_unsure(self, ready: list[str], reads: dict[str, list[Read]]) -> list[str]:
