@@ -260,7 +260,18 @@ class Fusion:
                 ("out_of_turn", f"cards in seat {seat}'s area, seat {expected} to play")
             )
         need = self.trick.lead_count if self.turns else None
-        if need is not None and len(cards) != need:
+        read_as: list[str] | None = None
+        read_conf = 0.0
+        if need is not None and len(cards) > need and self._unsure_extra(scores, need):
+            # more cards than the lead, and the ones too many are unsure reads (a face's
+            # middle or a corner seen twice): write the sure ones, the referee sees both
+            keep = sorted(sorted(range(len(cards)), key=lambda i: -scores[i])[:need])
+            read_as, read_conf = cards, round(float(min(scores)), 3)
+            cards = [cards[i] for i in keep]
+            left = [c for i, c in enumerate(read_as) if i not in keep]
+            scores = [scores[i] for i in keep]
+            problems.append(("low_confidence", f"unsure {' '.join(left)} left out: lead of {need}"))
+        elif need is not None and len(cards) != need:
             problems.append(("count", f"read {len(cards)} card(s), the lead has {need}"))
         bad = self._impossible(cards)
         if bad:
@@ -275,9 +286,16 @@ class Fusion:
             "cards": cards,
             "confidence": round(float(min(scores, default=0.0)), 3),
         }
-        d = Decision(ev, obs, self._unsure(cards, scores, problems))
+        unsure = self._unsure(cards, scores, problems)
+        if unsure is not None and read_as is not None:
+            unsure.candidates.append({"cards": read_as, "confidence": read_conf})
+        d = Decision(ev, obs, unsure)
         self.trick.decisions.append(d)
         return [d, *self._count_conflict(obs)]
+
+    def _unsure_extra(self, scores: Sequence[float], need: int) -> bool:
+        """Whether the reads beyond the ``need`` surest are all under the sure line."""
+        return all(s < self.min_score for s in sorted(scores, reverse=True)[need:])
 
     def _count_conflict(self, obs: Observation) -> list[Decision]:
         """A finished trick whose plays were read with different numbers of cards: every

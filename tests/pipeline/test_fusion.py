@@ -197,3 +197,25 @@ def test_short_follow_swept_away_is_written_and_never_merged_with_the_next_trick
     assert d.event["cards"] == ["3S"] and d.unsure is not None and d.unsure.reason == "count"
     later = f.feed(appeared(1, "9C", frame=60))
     assert [x.event["cards"] for x in later if x.event["type"] == "play"] == [["9C"]]
+
+
+def test_unsure_extra_cards_beyond_the_lead_are_left_out_and_shown_to_the_referee() -> None:
+    """A follow read with one card too many, the extra one unsure (a face's middle read as a
+    joker): the sure cards are written, flagged, with the whole read as the other candidate;
+    the phantom joker uses up no copy."""
+    f = ready()
+    f.feed(appeared(0, "9C"))
+    obs = Observation("appeared", "seat1", 1, 0, 0.0, cards=("QC", "SJ"), scores=(0.97, 0.55))
+    d = f.feed(obs)[0]
+    assert d.event["cards"] == ["QC"] and d.event["confidence"] == 0.97
+    assert d.unsure is not None and d.unsure.reason == "low_confidence"
+    assert d.unsure.candidates == [
+        {"cards": ["QC"], "confidence": 0.97},
+        {"cards": ["QC", "SJ"], "confidence": 0.55},
+    ]
+    assert f.seen["SJ"] == 0
+    # a sure extra card is no phantom: the play keeps it and goes to the referee as a count
+    sure = Observation("appeared", "seat2", 2, 0, 0.0, cards=("KC", "4C"), scores=(0.97, 0.95))
+    d2 = f.feed(sure)[0]
+    assert d2.event["cards"] == ["KC", "4C"] and d2.unsure is not None
+    assert d2.unsure.reason == "count"
