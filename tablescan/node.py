@@ -502,13 +502,14 @@ class TableNode:
     ) -> list[Event]:
         t = frame.t if frame is not None else t_end
         ev = dict(d.event)
-        if d.flags is not None:  # a late doubt about an event already written
+        if d.flags is not None:  # a late doubt about, or correction of, an event written
             if d.flags.written_seq is None:
                 return []
             ev["ref"] = d.flags.written_seq
             if d.unsure is not None:
                 ev["meta"] = {"detail": d.unsure.detail}
-            self.stats.needs_referee += 1
+            if ev["type"] == "needs_referee":
+                self.stats.needs_referee += 1
             return self._emit(ev, t)
         if d.ref_previous:
             if self._last_event_seq is None:

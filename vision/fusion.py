@@ -39,8 +39,9 @@ class Decision:
     observation: Observation | None
     unsure: Unsure | None = None
     ref_previous: bool = False  # a correction of the last event written for this seat/area
-    flags: Decision | None = None  # this is a needs_referee about that earlier decision
+    flags: Decision | None = None  # a needs_referee or correction about that earlier decision
     written_seq: int | None = None  # set by the writer once the event has its seq
+    scores: tuple[float, ...] = ()  # a play's per-card recognizer scores
 
 
 @dataclass
@@ -289,13 +290,39 @@ class Fusion:
         unsure = self._unsure(cards, scores, problems)
         if unsure is not None and read_as is not None:
             unsure.candidates.append({"cards": read_as, "confidence": read_conf})
-        d = Decision(ev, obs, unsure)
+        d = Decision(ev, obs, unsure, scores=tuple(scores))
         self.trick.decisions.append(d)
-        return [d, *self._count_conflict(obs)]
+        return [d, *self._trim_lead(obs), *self._count_conflict(obs)]
 
     def _unsure_extra(self, scores: Sequence[float], need: int) -> bool:
         """Whether the reads beyond the ``need`` surest are all under the sure line."""
         return all(s < self.min_score for s in sorted(scores, reverse=True)[need:])
+
+    def _trim_lead(self, obs: Observation) -> list[Decision]:
+        """Every follower laid the same number of cards, fewer than the lead was read with,
+        and the lead's reads beyond that many are unsure: the lead was its sure cards.
+        Corrected by the camera after the fact (the lead stays flagged for its doubt)."""
+        if not self.turns or len(self.trick.plays) != self.n or not self.trick.decisions:
+            return []
+        lead = self.trick.decisions[0]
+        counts = {k for _, k in self.trick.plays[1:]}
+        cards = list(lead.event.get("cards", []))
+        if lead.event.get("type") != "play" or len(counts) != 1 or len(lead.scores) != len(cards):
+            return []
+        n = counts.pop()
+        if len(cards) <= n or not self._unsure_extra(lead.scores, n):
+            return []
+        keep = sorted(sorted(range(len(cards)), key=lambda i: -lead.scores[i])[:n])
+        left = [c for i, c in enumerate(cards) if i not in keep]
+        self.seen.subtract(c for c in left if self.seen[c] > 0)
+        self.trick.plays[0] = (self.trick.plays[0][0], n)
+        ev = {
+            "type": "correction",
+            "by": "camera",
+            "why": f"every follower laid {n} card(s); the lead's unsure {' '.join(left)} left out",
+            "cards": [cards[i] for i in keep],
+        }
+        return [Decision(ev, obs, flags=lead)]
 
     def _count_conflict(self, obs: Observation) -> list[Decision]:
         """A finished trick whose plays were read with different numbers of cards: every

@@ -219,3 +219,33 @@ def test_unsure_extra_cards_beyond_the_lead_are_left_out_and_shown_to_the_refere
     d2 = f.feed(sure)[0]
     assert d2.event["cards"] == ["KC", "4C"] and d2.unsure is not None
     assert d2.unsure.reason == "count"
+
+
+def test_a_lead_with_an_unsure_extra_card_is_corrected_when_every_follower_laid_fewer() -> None:
+    """Each short follow waits for a second card, then is written as read when the next seat
+    plays (or the trick is swept); once the trick is whole, the lead is corrected."""
+    f = ready()
+    obs = Observation("appeared", "seat0", 0, 0, 0.0, cards=("QC", "SJ"), scores=(0.97, 0.55))
+    lead = f.feed(obs)[0]
+    assert lead.unsure is not None and lead.unsure.reason == "low_confidence"
+    f.feed(appeared(1, "3C"))
+    f.feed(appeared(2, "KC"))
+    f.feed(appeared(3, "5C"))
+    out = f.feed(Observation("cleared", "seat3", 3, 30, 1.5, before=("5C",)))
+    fix = [d for d in out if d.event["type"] == "correction"]
+    assert len(fix) == 1 and fix[0].flags is lead and fix[0].event["cards"] == ["QC"]
+    assert "unsure SJ left out" in fix[0].event["why"]
+    assert not [d for d in out if d.event["type"] == "needs_referee"]  # the counts agree now
+    assert f.seen["SJ"] == 0 and f.seen["QC"] == 1
+
+
+def test_a_lead_whose_extra_card_is_sure_is_not_corrected() -> None:
+    f = ready()
+    lead = f.feed(appeared(0, "QC 4C"))[0]
+    f.feed(appeared(1, "3C"))
+    f.feed(appeared(2, "KC"))
+    f.feed(appeared(3, "5C"))
+    out = f.feed(Observation("cleared", "seat3", 3, 30, 1.5, before=("5C",)))
+    assert not [d for d in out if d.event["type"] == "correction"]
+    late = [d for d in out if d.event["type"] == "needs_referee" and d.flags is lead]
+    assert len(late) == 1 and late[0].unsure is not None and late[0].unsure.reason == "count"
