@@ -425,7 +425,9 @@ class TableNode:
         only from the crop of the area its centre lies in, so no card is counted twice. A
         seat crop that shows no card at all is read again from the whole frame (the two
         scales miss different cards). The centre, where the bottom lies face down, is read
-        from the whole frame: a back's pattern seen large can pass for index corners."""
+        from the whole frame (a back's pattern seen large can pass for index corners), and
+        also from its crop once the bottom is due to be turned up: of the two, the read
+        with more faces (a bottom is a tight fan where every index counts)."""
         assert self.tracker is not None and self.calibration is not None
         tracker = self.tracker
         zoom = getattr(self.detector, "detect_region", None)
@@ -438,14 +440,23 @@ class TableNode:
                 whole = tracker.assign(self.detector.detect(image))
             return whole
 
-        reads = dict(whole_frame()) if len(seats) < len(ready) else {n: [] for n in tracker.areas}
-        for name in seats:
-            assert zoom is not None
+        def zoomed(name: str) -> list[Read]:
+            assert zoom is not None and self.calibration is not None
             poly = self.calibration.to_image(tracker.areas[name].polygon)
             (x0, y0), (x1, y1) = poly.min(0), poly.max(0)
             m = max(48.0, 0.35 * max(x1 - x0, y1 - y0))  # a card half outside its area
             box = (int(x0 - m), int(y0 - m), int(x1 + m) + 1, int(y1 + m) + 1)
-            reads[name] = tracker.assign(zoom(image, box))[name] or whole_frame()[name]
+            return tracker.assign(zoom(image, box))[name]
+
+        reads = dict(whole_frame()) if len(seats) < len(ready) else {n: [] for n in tracker.areas}
+        for name in seats:
+            reads[name] = zoomed(name) or whole_frame()[name]
+        if zoom and self.fusion.expects_reveal():
+            for name in ready:
+                if tracker.areas[name].kind != "seat":
+                    near = zoomed(name)
+                    if _faces(near) > _faces(reads[name]):
+                        reads[name] = near
         return reads
 
     def _settle_unsure(self, ready: list[str], reads: dict[str, list[Read]]) -> list[str]:
@@ -720,6 +731,10 @@ def run_source(
     node.finish(last_t)
     node.stats.wall_s = time.perf_counter() - start
     return node.stats
+
+
+def _faces(reads: list[Read]) -> int:
+    return sum(r.card != "back" for r in reads)
 
 
 def load_detector(cfg: TableConfig, model: Path | None = None) -> Detector:

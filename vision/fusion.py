@@ -22,6 +22,9 @@ from vision.tracking import BACK, Observation
 log = logging.getLogger(__name__)
 
 
+LATE_HAND = 0.85  # share of the hands' cards seen played from which a partial reveal counts
+
+
 @dataclass
 class Unsure:
     """Why a written event needs a referee, and what else it could have been."""
@@ -121,8 +124,14 @@ class Fusion:
         return sorted(c for c, k in add.items() if c != BACK and self.seen[c] + k > self.decks)
 
     def _unsure(
-        self, cards: list[str], scores: Sequence[float], problems: list[tuple[str, str]]
+        self,
+        cards: list[str],
+        scores: Sequence[float],
+        problems: list[tuple[str, str]],
+        whole: tuple[list[str], Sequence[float]] | None = None,
     ) -> Unsure | None:
+        """Why the read needs a referee (None: it holds). ``whole``: the whole read (cards and
+        scores), when ``cards`` left some of it out: the referee's second candidate."""
         low = [c for c, s in zip(cards, scores, strict=False) if s < self.min_score]
         if low:
             problems = [("low_confidence", f"low recognizer score on {' '.join(low)}"), *problems]
@@ -131,10 +140,11 @@ class Fusion:
         conf = min(scores) if scores else 0.0
         for reason, _ in problems:
             self.checks_failed[reason] += 1
+        candidates = [{"cards": cards, "confidence": round(float(conf), 3)}]
+        if whole is not None and whole[0] != cards:
+            candidates.append({"cards": whole[0], "confidence": round(float(min(whole[1])), 3)})
         return Unsure(
-            reason=problems[0][0],
-            candidates=[{"cards": cards, "confidence": round(float(conf), 3)}],
-            detail="; ".join(d for _, d in problems),
+            reason=problems[0][0], candidates=candidates, detail="; ".join(d for _, d in problems)
         )
 
     # --- observations -------------------------------------------------------------------
@@ -229,11 +239,16 @@ class Fusion:
             return out
         return out + self._play(seat, cards, scores, obs)
 
-    def _all_played(self) -> bool:
+    def expects_reveal(self) -> bool:
+        """Late in the hand: the next faces in the centre are likely the bottom turned up."""
+        return self.phase == "play" and self.bottom_size is not None and self._all_played(LATE_HAND)
+
+    def _all_played(self, share: float = 1.0) -> bool:
+        """Whether ``share`` of the cards dealt to the hands were seen played."""
         if self.bottom_size is None:
             return True
         total = self.decks * 54 - self.bottom_size
-        return sum(self.seen.values()) >= total
+        return sum(self.seen.values()) >= share * total
 
     def _could_declare(self, cards: Sequence[str]) -> bool:
         if self.level is None:
@@ -261,16 +276,12 @@ class Fusion:
                 ("out_of_turn", f"cards in seat {seat}'s area, seat {expected} to play")
             )
         need = self.trick.lead_count if self.turns else None
-        read_as: list[str] | None = None
-        read_conf = 0.0
-        if need is not None and len(cards) > need and self._unsure_extra(scores, need):
+        whole = (cards, scores)
+        trimmed = self._trim(cards, scores, need) if need is not None else None
+        if trimmed is not None:
             # more cards than the lead, and the ones too many are unsure reads (a face's
             # middle or a corner seen twice): write the sure ones, the referee sees both
-            keep = sorted(sorted(range(len(cards)), key=lambda i: -scores[i])[:need])
-            read_as, read_conf = cards, round(float(min(scores)), 3)
-            cards = [cards[i] for i in keep]
-            left = [c for i, c in enumerate(read_as) if i not in keep]
-            scores = [scores[i] for i in keep]
+            cards, scores, left = trimmed
             problems.append(("low_confidence", f"unsure {' '.join(left)} left out: lead of {need}"))
         elif need is not None and len(cards) != need:
             problems.append(("count", f"read {len(cards)} card(s), the lead has {need}"))
@@ -287,16 +298,22 @@ class Fusion:
             "cards": cards,
             "confidence": round(float(min(scores, default=0.0)), 3),
         }
-        unsure = self._unsure(cards, scores, problems)
-        if unsure is not None and read_as is not None:
-            unsure.candidates.append({"cards": read_as, "confidence": read_conf})
+        unsure = self._unsure(cards, scores, problems, whole)
         d = Decision(ev, obs, unsure, scores=tuple(scores))
         self.trick.decisions.append(d)
         return [d, *self._trim_lead(obs), *self._count_conflict(obs)]
 
-    def _unsure_extra(self, scores: Sequence[float], need: int) -> bool:
-        """Whether the reads beyond the ``need`` surest are all under the sure line."""
-        return all(s < self.min_score for s in sorted(scores, reverse=True)[need:])
+    def _trim(
+        self, cards: list[str], scores: Sequence[float], need: int
+    ) -> tuple[list[str], list[float], list[str]] | None:
+        """More reads than ``need``, and all beyond the ``need`` surest under the sure line:
+        (the surest ``need`` cards in their order, their scores, the cards left out)."""
+        order = sorted(range(len(cards)), key=lambda i: -scores[i])
+        if len(cards) <= need or any(scores[i] >= self.min_score for i in order[need:]):
+            return None
+        keep = sorted(order[:need])
+        left = [c for i, c in enumerate(cards) if i not in keep]
+        return [cards[i] for i in keep], [scores[i] for i in keep], left
 
     def _trim_lead(self, obs: Observation) -> list[Decision]:
         """Every follower laid the same number of cards, fewer than the lead was read with,
@@ -310,17 +327,17 @@ class Fusion:
         if lead.event.get("type") != "play" or len(counts) != 1 or len(lead.scores) != len(cards):
             return []
         n = counts.pop()
-        if len(cards) <= n or not self._unsure_extra(lead.scores, n):
+        trimmed = self._trim(cards, lead.scores, n)
+        if trimmed is None:
             return []
-        keep = sorted(sorted(range(len(cards)), key=lambda i: -lead.scores[i])[:n])
-        left = [c for i, c in enumerate(cards) if i not in keep]
+        kept, _, left = trimmed
         self.seen.subtract(c for c in left if self.seen[c] > 0)
         self.trick.plays[0] = (self.trick.plays[0][0], n)
         ev = {
             "type": "correction",
             "by": "camera",
             "why": f"every follower laid {n} card(s); the lead's unsure {' '.join(left)} left out",
-            "cards": [cards[i] for i in keep],
+            "cards": kept,
         }
         return [Decision(ev, obs, flags=lead)]
 
@@ -420,16 +437,27 @@ class Fusion:
             seat = banker if banker is not None else 0
             return [Decision({"type": "bury", "seat": seat, "count": obs.count}, obs, un)]
         if obs.kind == "revealed" and self.phase == "play":  # once a hand: then it is over
-            whole = self.bottom_size is None or len(obs.cards) == self.bottom_size
-            if not whole and not self._all_played():
+            complete = self.bottom_size is None or len(obs.cards) == self.bottom_size
+            # most of a bottom, when all but a few tricks' cards were seen (some plays may
+            # have been misread or missed): the bottom turned up at the end, read in part
+            most = 2 * len(obs.cards) >= (self.bottom_size or 0) and self._all_played(LATE_HAND)
+            if not complete and not most and not self._all_played():
                 # faces in the centre mid-hand that are not a whole bottom: a misread back or
                 # a card passing through in a sweep; the bottom is turned up only at the end
                 self.checks_failed["early_reveal"] += 1
                 return []
             out = self._flush_pending()
             cards, scores = list(obs.cards), list(obs.scores)
+            whole = (cards, scores)
             problems = []
-            if self.bury_count is not None and len(cards) + obs.count != self.bury_count:
+            size = self.bottom_size or self.bury_count
+            trimmed = self._trim(cards, scores, size - obs.count) if size is not None else None
+            if trimmed is not None:  # more faces than the bottom holds, the extra ones unsure
+                cards, scores, left = trimmed
+                problems.append(
+                    ("low_confidence", f"unsure {' '.join(left)} left out of the bottom")
+                )
+            elif self.bury_count is not None and len(cards) + obs.count != self.bury_count:
                 problems.append(
                     ("count", f"read {len(cards)} bottom card(s), {self.bury_count} were buried")
                 )
@@ -444,7 +472,7 @@ class Fusion:
             ev = {"type": "bottom_reveal", "cards": cards}
             return [
                 *out,
-                Decision(ev, obs, self._unsure(cards, scores, problems)),
+                Decision(ev, obs, self._unsure(cards, scores, problems, whole)),
                 Decision({"type": "hand_end"}, obs),
             ]
         return []

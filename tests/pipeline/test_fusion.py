@@ -110,6 +110,25 @@ def test_bottom_with_too_few_cards_read_is_flagged() -> None:
     assert out[0].unsure is not None and out[0].unsure.reason == "count"
 
 
+def test_most_of_the_bottom_late_in_the_hand_is_the_reveal_read_in_part() -> None:
+    """Some plays were missed, so not every card was seen; six faces of the eight-card bottom
+    after nine tenths of the hands' cards is the reveal (flagged), not mid-hand noise."""
+    six = tuple("3H 4H 5S 6D 7S 9C".split())
+    reveal = Observation("revealed", "centre", None, 50, 2.5, cards=six, scores=(0.9,) * 6)
+    early = ready()
+    early.seen.update({"2S": 60})
+    assert early.feed(reveal) == []
+    late = ready()
+    late.seen.update({"2S": 90})
+    out = late.feed(reveal)
+    assert out[0].event["type"] == "bottom_reveal" and out[0].event["cards"] == list(six)
+    assert out[0].unsure is not None and out[0].unsure.reason == "count"
+    three = Observation("revealed", "centre", None, 50, 2.5, cards=six[:3], scores=(0.9,) * 3)
+    few = ready()
+    few.seen.update({"2S": 90})
+    assert few.feed(three) == []  # three faces are no bottom until every card was seen
+
+
 def test_miscounted_bottom_is_flagged_not_ruled() -> None:
     """Seven backs read where the profile buries eight: the referee would rule a wrong bury
     count on a misread, so it is written as counted but flagged."""
@@ -249,3 +268,17 @@ def test_a_lead_whose_extra_card_is_sure_is_not_corrected() -> None:
     assert not [d for d in out if d.event["type"] == "correction"]
     late = [d for d in out if d.event["type"] == "needs_referee" and d.flags is lead]
     assert len(late) == 1 and late[0].unsure is not None and late[0].unsure.reason == "count"
+
+
+def test_unsure_faces_beyond_the_bottom_size_are_left_out_of_the_reveal() -> None:
+    f = ready()
+    f.seen.update({"2S": 100})
+    assert f.expects_reveal()
+    cards = tuple("3C 3C 3H 3S 4H 6C 6S 8H QS 3H".split())
+    scores = (0.95,) * 8 + (0.4, 0.5)
+    out = f.feed(Observation("revealed", "centre", None, 50, 2.5, cards=cards, scores=scores))
+    reveal = out[0]
+    assert reveal.event["cards"] == list(cards[:8])
+    assert reveal.unsure is not None and "unsure QS 3H left out" in reveal.unsure.detail
+    assert reveal.unsure.candidates[1] == {"cards": list(cards), "confidence": 0.4}
+    assert not f.expects_reveal()  # the hand is over
