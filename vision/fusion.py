@@ -45,6 +45,7 @@ class Decision:
     flags: Decision | None = None  # a needs_referee or correction about that earlier decision
     written_seq: int | None = None  # set by the writer once the event has its seq
     scores: tuple[float, ...] = ()  # a play's per-card recognizer scores
+    doubted: bool = False  # a later read already sent it to the referee
 
 
 @dataclass
@@ -95,6 +96,7 @@ class Fusion:
         self.next_leader = next_leader or (lambda: None)
         self.phase = "deal"  # deal → play → done
         self.seen: Counter[str] = Counter()  # cards played (or revealed) so far this hand
+        self.played: list[Decision] = []  # this hand's plays, for doubts found later
         self.trick = Trick(leader=None)
         self.pending: Pending | None = None
         self.bury_count: int | None = None
@@ -300,8 +302,27 @@ class Fusion:
         }
         unsure = self._unsure(cards, scores, problems, whole)
         d = Decision(ev, obs, unsure, scores=tuple(scores))
+        late = self._doubt_earlier(obs, bad, out_of_turn=expected not in (None, seat))
         self.trick.decisions.append(d)
-        return [d, *self._trim_lead(obs), *self._count_conflict(obs)]
+        self.played.append(d)
+        return [d, *late, *self._trim_lead(obs), *self._count_conflict(obs)]
+
+    def _doubt_earlier(
+        self, obs: Observation, bad: Sequence[str], out_of_turn: bool
+    ) -> list[Decision]:
+        """Plays written as sure that a new read proves doubtful, flagged after the fact:
+        a card with more copies than the decks hold means one of its reads is wrong, maybe
+        an earlier one; a play out of turn means the trick was not seen as it was laid, so
+        its earlier plays passed checks made against the wrong trick."""
+        out: list[Decision] = []
+        for c in sorted(set(bad)):
+            why = f"a later read makes more copies of {c} than {self.decks} decks hold"
+            earlier = [d for d in self.played if c in d.event.get("cards", [])]
+            out += self._flag_late(earlier, obs, "later_doubt", why)
+        if out_of_turn:
+            why = "a later play came out of turn: this trick was not seen as it was laid"
+            out += self._flag_late(self.trick.decisions, obs, "later_doubt", why)
+        return out
 
     def _trim(
         self, cards: list[str], scores: Sequence[float], need: int
@@ -357,18 +378,26 @@ class Fusion:
         self.checks_failed["trick_count"] += 1
         top_trusted = counts.count(top) > self.n / 2
         read = ", ".join(str(k) for k in counts)
-        out = []
-        for d, k in zip(self.trick.decisions, counts, strict=False):
-            if d.unsure is not None or d.event.get("type") != "play":
+        why = f"the trick's plays were read with {read} card(s); all must have the lead's"
+        doubted = [
+            d
+            for d, k in zip(self.trick.decisions, counts, strict=False)
+            if not (k == top and top_trusted)
+        ]
+        return self._flag_late(doubted, obs, "count", why)
+
+    def _flag_late(
+        self, decisions: Sequence[Decision], obs: Observation, reason: str, why: str
+    ) -> list[Decision]:
+        """needs_referee events about plays already written as sure (each flagged once)."""
+        out: list[Decision] = []
+        for d in decisions:
+            if d.unsure is not None or d.event.get("type") != "play" or d.doubted:
                 continue
-            if k == top and top_trusted:
-                continue
-            candidates: list[dict[str, Any]] = [
-                {"cards": d.event["cards"], "confidence": d.event["confidence"]}
-            ]
-            ev = {"type": "needs_referee", "candidates": candidates, "reason": "count"}
-            why = f"the trick's plays were read with {read} card(s); all must have the lead's"
-            out.append(Decision(ev, obs, Unsure("count", candidates, why), flags=d))
+            d.doubted = True
+            candidates = [{"cards": d.event["cards"], "confidence": d.event["confidence"]}]
+            ev = {"type": "needs_referee", "candidates": candidates, "reason": reason}
+            out.append(Decision(ev, obs, Unsure(reason, candidates, why), flags=d))
         return out
 
     def _extend_lead(
@@ -473,6 +502,7 @@ class Fusion:
             return [
                 *out,
                 Decision(ev, obs, self._unsure(cards, scores, problems, whole)),
+                *self._doubt_earlier(obs, bad, out_of_turn=False),
                 Decision({"type": "hand_end"}, obs),
             ]
         return []

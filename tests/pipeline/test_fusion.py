@@ -113,7 +113,7 @@ def test_bottom_with_too_few_cards_read_is_flagged() -> None:
 def test_most_of_the_bottom_late_in_the_hand_is_the_reveal_read_in_part() -> None:
     """Some plays were missed, so not every card was seen; six faces of the eight-card bottom
     after nine tenths of the hands' cards is the reveal (flagged), not mid-hand noise."""
-    six = tuple("3H 4H 5S 6D 7S 9C".split())
+    six = ("3H", "4H", "5S", "6D", "7S", "9C")
     reveal = Observation("revealed", "centre", None, 50, 2.5, cards=six, scores=(0.9,) * 6)
     early = ready()
     early.seen.update({"2S": 60})
@@ -274,7 +274,7 @@ def test_unsure_faces_beyond_the_bottom_size_are_left_out_of_the_reveal() -> Non
     f = ready()
     f.seen.update({"2S": 100})
     assert f.expects_reveal()
-    cards = tuple("3C 3C 3H 3S 4H 6C 6S 8H QS 3H".split())
+    cards = ("3C", "3C", "3H", "3S", "4H", "6C", "6S", "8H", "QS", "3H")
     scores = (0.95,) * 8 + (0.4, 0.5)
     out = f.feed(Observation("revealed", "centre", None, 50, 2.5, cards=cards, scores=scores))
     reveal = out[0]
@@ -282,3 +282,35 @@ def test_unsure_faces_beyond_the_bottom_size_are_left_out_of_the_reveal() -> Non
     assert reveal.unsure is not None and "unsure QS 3H left out" in reveal.unsure.detail
     assert reveal.unsure.candidates[1] == {"cards": list(cards), "confidence": 0.4}
     assert not f.expects_reveal()  # the hand is over
+
+
+def test_a_third_copy_casts_doubt_on_the_earlier_reads_of_that_card() -> None:
+    """8H read as 9H with a sure score, then the two real 9Hs: the third copy proves one of
+    the three reads wrong, not which, so the earlier sure ones go to the referee too."""
+    f = ready()
+    first = f.feed(appeared(0, "9H"))[0]
+    f.feed(appeared(1, "3H"))
+    second = f.feed(appeared(2, "9H"))[0]
+    f.feed(appeared(3, "4H"))
+    out = f.feed(appeared(2, "9H"))  # seat 2 won, leads the next trick
+    assert out[0].unsure is not None and out[0].unsure.reason == "impossible"
+    late = [d for d in out if d.flags is not None]
+    assert [d.flags for d in late] == [first, second]
+    assert all(d.event["reason"] == "later_doubt" for d in late)
+    assert f.feed(appeared(3, "9H")) and not [  # a fourth: flagged itself, nothing twice
+        d for d in f.feed(appeared(0, "9H")) if d.flags in (first, second)
+    ]
+
+
+def test_a_play_out_of_turn_casts_doubt_on_its_trick() -> None:
+    """A missed pair card misaligned the tricks: the seat plays again before the trick it is
+    in went round; the plays that trick's checks passed are doubtful."""
+    f = ready()
+    lead = f.feed(appeared(0, "10C", score=0.5))[0]
+    follow = f.feed(appeared(1, "2S"))[0]
+    assert follow.unsure is None
+    out = f.feed(appeared(1, "KC"))
+    assert out[0].unsure is not None and out[0].unsure.reason == "out_of_turn"
+    late = [d for d in out if d.flags is not None]
+    assert [d.flags for d in late] == [follow]  # the lead was flagged already
+    assert lead.unsure is not None
