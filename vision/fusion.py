@@ -100,6 +100,7 @@ class Fusion:
         self.trick = Trick(leader=None)
         self.pending: Pending | None = None
         self.bury_count: int | None = None
+        self.bury: Decision | None = None  # the bury as written (a reveal may correct it)
         self.last_leader_seq_ready = False
         self.checks_failed: Counter[str] = Counter()
         self.banker_rule = banker_rule
@@ -464,7 +465,8 @@ class Fusion:
                 }
                 return [Decision(fix, obs, un, ref_previous=True)]
             seat = banker if banker is not None else 0
-            return [Decision({"type": "bury", "seat": seat, "count": obs.count}, obs, un)]
+            self.bury = Decision({"type": "bury", "seat": seat, "count": obs.count}, obs, un)
+            return [self.bury]
         if obs.kind == "revealed" and self.phase == "play":  # once a hand: then it is over
             complete = self.bottom_size is None or len(obs.cards) == self.bottom_size
             # most of a bottom, when all but a few tricks' cards were seen (some plays may
@@ -486,10 +488,8 @@ class Fusion:
                 problems.append(
                     ("low_confidence", f"unsure {' '.join(left)} left out of the bottom")
                 )
-            elif self.bury_count is not None and len(cards) + obs.count != self.bury_count:
-                problems.append(
-                    ("count", f"read {len(cards)} bottom card(s), {self.bury_count} were buried")
-                )
+            elif size is not None and len(cards) + obs.count != size:
+                problems.append(("count", f"read {len(cards)} bottom card(s) of {size}"))
             elif obs.count:
                 problems.append(("count", f"{obs.count} bottom card(s) still face down"))
             bad = self._impossible(cards)
@@ -499,13 +499,37 @@ class Fusion:
                 )
             self.phase = "done"
             ev = {"type": "bottom_reveal", "cards": cards}
+            reveal = Decision(ev, obs, self._unsure(cards, scores, problems, whole))
             return [
                 *out,
-                Decision(ev, obs, self._unsure(cards, scores, problems, whole)),
+                reveal,
+                *self._recount_bury(reveal, len(cards) + obs.count, obs),
                 *self._doubt_earlier(obs, bad, out_of_turn=False),
                 Decision({"type": "hand_end"}, obs),
             ]
         return []
+
+    def _recount_bury(self, reveal: Decision, shown: int, obs: Observation) -> list[Decision]:
+        """A bury counted wrong from above (a squared pile shows one back) and a bottom turned
+        up whole and sure, with the profile's number of cards: the faces are the better
+        count, so the camera corrects the bury (and no wrong-bury ruling rests on a
+        miscount). A reveal that is itself in doubt corrects nothing."""
+        if (
+            self.bury is None
+            or reveal.unsure is not None
+            or shown != self.bottom_size
+            or self.bury_count == shown
+        ):
+            return []
+        self.bury_count = shown
+        why = f"the bottom turned up shows {shown} cards"
+        return [
+            Decision(
+                {"type": "correction", "by": "camera", "why": why, "count": shown},
+                obs,
+                flags=self.bury,
+            )
+        ]
 
     def finish(self) -> list[Decision]:
         """End of the stream: a short follow still waiting is written, flagged."""

@@ -144,6 +144,28 @@ def test_miscounted_bottom_is_flagged_not_ruled() -> None:
     assert f.feed(facedown(6)) == []  # after the first play the bottom is not re-counted
 
 
+def test_a_bury_counted_from_a_squared_pile_is_corrected_by_the_whole_bottom() -> None:
+    """A squared pile of eight backs shows one: the bury is written flagged; when the bottom
+    is turned up whole and sure, the camera corrects the bury to its eight cards."""
+    f = Fusion(4, decks=2, min_score=0.6, banker=2, bottom_size=8)
+    bury = f.feed(facedown(1))[0]
+    assert bury.unsure is not None and bury.unsure.reason == "count"
+    f.feed(appeared(2, "AS"))
+    f.seen.update({"2S": 99})
+    eight = ("3H", "3H", "5H", "6D", "6D", "4H", "8H", "10S")
+    out = f.feed(Observation("revealed", "centre", None, 50, 2.5, cards=eight, scores=(0.9,) * 8))
+    assert [d.event["type"] for d in out] == ["bottom_reveal", "correction", "hand_end"]
+    assert out[0].unsure is None
+    assert out[1].flags is bury and out[1].event["count"] == 8 and out[1].event["by"] == "camera"
+    # a bottom read in doubt corrects nothing
+    g = Fusion(4, decks=2, min_score=0.6, banker=2, bottom_size=8)
+    g.feed(facedown(1))
+    g.seen.update({"2S": 100})
+    unsure = (0.9,) * 7 + (0.3,)
+    out = g.feed(Observation("revealed", "centre", None, 50, 2.5, cards=eight, scores=unsure))
+    assert [d.event["type"] for d in out] == ["bottom_reveal", "hand_end"]
+
+
 def test_gouji_reads_are_checked_for_copies_but_not_for_turn_or_count() -> None:
     f = Fusion(6, decks=4, min_score=0.6, banker=0, turns=False)
     assert f.feed(appeared(0, "3H 3H 3H"))[0].unsure is None
