@@ -337,11 +337,15 @@ class Fusion:
         left = [c for i, c in enumerate(cards) if i not in keep]
         return [cards[i] for i in keep], [scores[i] for i in keep], left
 
+    def _trick_read_whole(self) -> bool:
+        """A trick in fixed turn order with every seat's play read: its counts can be compared."""
+        return self.turns and len(self.trick.plays) == self.n and bool(self.trick.decisions)
+
     def _trim_lead(self, obs: Observation) -> list[Decision]:
         """Every follower laid the same number of cards, fewer than the lead was read with,
         and the lead's reads beyond that many are unsure: the lead was its sure cards.
         Corrected by the camera after the fact (the lead stays flagged for its doubt)."""
-        if not self.turns or len(self.trick.plays) != self.n or not self.trick.decisions:
+        if not self._trick_read_whole():
             return []
         lead = self.trick.decisions[0]
         counts = {k for _, k in self.trick.plays[1:]}
@@ -370,7 +374,7 @@ class Fusion:
         largest count is the likeliest truth: flag each play read with fewer cards, and
         the largest ones too unless most plays agree on it. After the fact, and only the
         plays not flagged already."""
-        if not self.turns or len(self.trick.plays) != self.n or not self.trick.decisions:
+        if not self._trick_read_whole():
             return []
         counts = [k for _, k in self.trick.plays]
         top = max(counts)
