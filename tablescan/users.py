@@ -75,6 +75,11 @@ class OverlayLink:
     created: float
     by: str
 
+    @property
+    def made(self) -> str:
+        """When it was made, in the node's local time."""
+        return time.strftime("%Y-%m-%d %H:%M", time.localtime(self.created))
+
 
 def _token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()

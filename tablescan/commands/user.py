@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import getpass
 import sys
-import time
 
 from tablescan.store import DEFAULT_DATA_DIR
 from tablescan.users import ROLES, UserError, UserStore
@@ -55,8 +54,7 @@ def run(args: argparse.Namespace) -> int:
             print(users.new_overlay_token(args.table, by="cli"))
         elif args.op == "overlay-links":
             for link in users.overlay_links(args.table):
-                made = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(link.created))
-                print(f"{link.id}\t{made}\t{link.by}")
+                print(f"{link.id}\t{link.made}\t{link.by}")
         elif args.op == "overlay-revoke":
             n = users.revoke_overlay(args.table, args.link)
             print(f"revoked {n} overlay link(s) of table {args.table}")

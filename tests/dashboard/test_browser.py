@@ -171,3 +171,39 @@ def test_health_page_shows_the_node(site: dict[str, Any], page: Page) -> None:
     for expected in ("14.8", "41.5", "QUEUE DEPTH", "up", "DISK FREE"):
         assert expected in text.upper() or expected in text
     page.screenshot(path=str(ARTIFACTS / "health.png"), full_page=True)
+
+
+def test_head_referee_revokes_an_overlay_link_and_the_overlay_goes_blank(
+    site: dict[str, Any],
+) -> None:
+    users = UserStore(site["data"])
+    users.add("head1", "head", PASSWORD, n=FAST_HASH)
+    leaked = users.new_overlay_token("t1")
+    link = next(k for k in users.overlay_links("t1") if k.id == _link_id(leaked))
+    browser: Browser = site["browser"]
+    ov_ctx = browser.new_context(viewport={"width": 1280, "height": 720})
+    ov = ov_ctx.new_page()
+    ov.goto(f"{site['url']}/overlay/t1?token={leaked}&delay=0")
+    ov.wait_for_selector("#ov[data-seq] [data-widget=score]")
+    head = browser.new_context(viewport={"width": 1400, "height": 900}).new_page()
+    head.goto(site["url"] + "/login")
+    head.fill("input[name=username]", "head1")
+    head.fill("input[name=password]", PASSWORD)
+    head.click("button[type=submit]")
+    head.wait_for_url(site["url"] + "/")
+    head.goto(site["url"] + "/tables/t1")
+    panel = head.wait_for_selector("#overlay-links")
+    assert panel is not None and link.id in panel.inner_text() and leaked not in head.content()
+    head.screenshot(path=str(ARTIFACTS / "overlay-links.png"), full_page=True)
+    head.click(f"#overlay-links tr:has-text('{link.id}') button")
+    head.wait_for_url(site["url"] + "/tables/t1")
+    assert link.id not in head.inner_text("body")
+    ov.wait_for_function("() => document.getElementById('ov').innerHTML === ''", timeout=5000)
+    assert users.overlay_table(leaked) is None
+    ov_ctx.close()
+
+
+def _link_id(token: str) -> str:
+    import hashlib
+
+    return hashlib.sha256(token.encode()).hexdigest()[:12]
