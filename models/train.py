@@ -500,10 +500,9 @@ def main(argv: list[str] | None = None) -> int:
         init = None
         if args.init_cls is not None:
             init = ClsNet.load(args.init_cls)
-            if args.cls_width != 1.0:
-                print(f"classifier: from {args.init_cls}, accuracy {eval_cls(init, vbank):.4f}")
-                init = widen_cls(init, args.cls_width, args.seed)
             print(f"classifier: from {args.init_cls}, accuracy {eval_cls(init, vbank):.4f}")
+            if args.cls_width != 1.0:
+                init = widen_cls(init, args.cls_width, args.seed)
         cls = train_cls(
             bank,
             vbank,

@@ -85,6 +85,11 @@ def _token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
+def overlay_link_id(token: str) -> str:
+    """The id an overlay link is listed and revoked by (never the token itself)."""
+    return _token_hash(token)[:LINK_ID]
+
+
 class UserStore:
     """Users and overlay tokens of one node (``DATA/users.sqlite3``)."""
 

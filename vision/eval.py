@@ -191,11 +191,11 @@ def eval_holdout(
                     peaks.append(IndexPeak(*ix.xy, ix.down, ix.height, c.centre, 1.0))
                     truth.append(CLASSES.index(c.card))
         faces, backs = _faces(det.detect(scene.image))  # type: ignore[arg-type]
-        tally.add(f"holdout#{i}", faces, must, may, backs, (lo, hi))
+        into = [tally]
         if designs is not None and len(scene.decks) == 1:
-            designs.setdefault(scene.decks[0], Tally()).add(
-                f"holdout#{i}", faces, must, may, backs, (lo, hi)
-            )
+            into.append(designs.setdefault(scene.decks[0], Tally()))
+        for tal in into:
+            tal.add(f"holdout#{i}", faces, must, may, backs, (lo, hi))
         if peaks:
             pred = det.classify(scene.image, peaks).argmax(1)
             for t, p in zip(truth, pred, strict=True):

@@ -19,7 +19,7 @@ from dashboard.demo import render_frame
 from dashboard.hub import Hub
 from tablescan.store import EvidenceStore
 from tablescan.store.live import LiveFiles
-from tablescan.users import UserStore
+from tablescan.users import UserStore, overlay_link_id
 from tests.dashboard.browser import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, LiveServer
 from tests.dashboard.conftest import FAST_HASH, PASSWORD, match_record
 
@@ -179,7 +179,7 @@ def test_head_referee_revokes_an_overlay_link_and_the_overlay_goes_blank(
     users = UserStore(site["data"])
     users.add("head1", "head", PASSWORD, n=FAST_HASH)
     leaked = users.new_overlay_token("t1")
-    link = next(k for k in users.overlay_links("t1") if k.id == _link_id(leaked))
+    link = next(k for k in users.overlay_links("t1") if k.id == overlay_link_id(leaked))
     browser: Browser = site["browser"]
     ov_ctx = browser.new_context(viewport={"width": 1280, "height": 720})
     ov = ov_ctx.new_page()
@@ -201,9 +201,3 @@ def test_head_referee_revokes_an_overlay_link_and_the_overlay_goes_blank(
     ov.wait_for_function("() => document.getElementById('ov').innerHTML === ''", timeout=5000)
     assert users.overlay_table(leaked) is None
     ov_ctx.close()
-
-
-def _link_id(token: str) -> str:
-    import hashlib
-
-    return hashlib.sha256(token.encode()).hexdigest()[:12]
