@@ -135,6 +135,10 @@ def make_referee(match_start: Event) -> Any:
 
 
 DEFAULT_MIN_SCORE = 0.6  # a detector without a calibrated sure score (labels, tests)
+# An empty seat area that changed and settled but read no card is read once more keeping
+# faces down to this score: a card the camera saw land but could not read surely (a joker
+# with no index) is written as its best guess and sent to a referee, not left out.
+WEAK_READ = 0.2
 
 
 def min_score_of(cfg: TableConfig, detector: Detector) -> float:
@@ -427,7 +431,8 @@ class TableNode:
         scales miss different cards). The centre, where the bottom lies face down, is read
         from the whole frame (a back's pattern seen large can pass for index corners), and
         also from its crop once the bottom is due to be turned up: of the two, the read
-        with more faces (a bottom is a tight fan where every index counts)."""
+        with more faces (a bottom is a tight fan where every index counts). An empty seat
+        area that still reads nothing is read once more with ``WEAK_READ``."""
         assert self.tracker is not None and self.calibration is not None
         tracker = self.tracker
         zoom = getattr(self.detector, "detect_region", None)
@@ -440,17 +445,20 @@ class TableNode:
                 whole = tracker.assign(self.detector.detect(image))
             return whole
 
-        def zoomed(name: str) -> list[Read]:
+        def zoomed(name: str, card_score: float | None = None) -> list[Read]:
             assert zoom is not None and self.calibration is not None
             poly = self.calibration.to_image(tracker.areas[name].polygon)
             (x0, y0), (x1, y1) = poly.min(0), poly.max(0)
             m = max(48.0, 0.35 * max(x1 - x0, y1 - y0))  # a card half outside its area
             box = (int(x0 - m), int(y0 - m), int(x1 + m) + 1, int(y1 + m) + 1)
-            return tracker.assign(zoom(image, box))[name]
+            found = zoom(image, box) if card_score is None else zoom(image, box, card_score)
+            return tracker.assign(found)[name]
 
         reads = dict(whole_frame()) if len(seats) < len(ready) else {n: [] for n in tracker.areas}
         for name in seats:
             reads[name] = zoomed(name) or whole_frame()[name]
+            if not reads[name] and not tracker.tracks[name].held:
+                reads[name] = self._doubted(zoomed(name, WEAK_READ))  # always to a referee
         if zoom and self.fusion.expects_reveal():
             for name in ready:
                 if tracker.areas[name].kind != "seat":

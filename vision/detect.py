@@ -374,28 +374,38 @@ class CardDetector:
         p = np.exp(logp.mean(0))
         return np.asarray(p / p.sum(1, keepdims=True), np.float32)
 
-    def detect_region(self, bgr: np.ndarray, box: tuple[int, int, int, int]) -> list[Detection]:
+    def detect_region(
+        self, bgr: np.ndarray, box: tuple[int, int, int, int], card_score: float | None = None
+    ) -> list[Detection]:
         """The cards in one part ``(x0, y0, x1, y1)`` of a frame, in frame pixels. The
         localiser sees a small region at a larger scale than the whole frame, so small
         cards (a table seen from above) are found more surely; the classifier reads the
-        frame's own pixels either way."""
+        frame's own pixels either way. ``card_score``: as in ``detect``."""
         x0, y0, x1, y1 = box
         h, w = bgr.shape[:2]
         x0, y0, x1, y1 = max(0, x0), max(0, y0), min(w, x1), min(h, y1)
         if x1 - x0 < 8 or y1 - y0 < 8:
             return []
-        found = self.detect(np.ascontiguousarray(bgr[y0:y1, x0:x1]))
+        found = self.detect(np.ascontiguousarray(bgr[y0:y1, x0:x1]), card_score)
         return [replace(d, quad=tuple((x + x0, y + y0) for x, y in d.quad)) for d in found]
 
-    def detect(self, bgr: np.ndarray) -> list[Detection]:
-        """Every card in a BGR uint8 frame (any size; the whole frame is analysed)."""
+    def detect(self, bgr: np.ndarray, card_score: float | None = None) -> list[Detection]:
+        """Every card in a BGR uint8 frame (any size; the whole frame is analysed).
+
+        ``card_score`` replaces the model's floor under which a read face is dropped: the
+        live pipeline lowers it to name a card it saw land but could not read surely (the
+        weak read goes to a referee, never into the record as a fact)."""
         if not isinstance(bgr, np.ndarray) or bgr.ndim != 3 or bgr.shape[2] != 3:
             shape = getattr(bgr, "shape", None)
             raise ValueError(f"frame: expected a BGR image (H×W×3 uint8), got shape {shape}")
         if bgr.dtype != np.uint8:
             raise ValueError(f"frame: expected dtype uint8, got {bgr.dtype}")
         loc, s = self.localise(bgr)
-        t = self.thresholds
+        t = (
+            self.thresholds
+            if card_score is None
+            else replace(self.thresholds, card_score=card_score)
+        )
         peaks = suppress_duplicates(decode_indices(loc, s, t), t.dup_radius)
         return read_corners(peaks, self.classify(bgr, peaks), t) + decode_backs(loc, s, t)
 

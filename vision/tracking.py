@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import numpy as np
+from numpy.typing import NDArray
 
 from vision.calibration import Calibration, Layout
 
@@ -177,37 +178,56 @@ class Merged:
 
 
 def merge_split_cards(dets: Sequence[DetectionLike]) -> list[DetectionLike]:
-    """One card read twice (its two index corners not paired) is one card.
+    """One card read more than once (its index corners not paired) is one card.
 
-    Two reads of the same face whose centres lie within half a card height of each other,
-    offset along the card's long axis, are the two corners of one card: identical cards of
-    two decks lie side by side (a pair, a fan) and are offset across it, so they are kept.
-    The merge is a judgement, not a reading: the card it keeps carries a lowered score
+    Reads of one face are one card when they face different ways and their centres are
+    close: turned 180° to each other (a card's two indices), within half a card height and
+    offset along the card's long axis; or turned about 90° (a face with a mark in every
+    corner, as some jokers have, read as an index at each), within a card height. Identical
+    cards of two decks lie side by side (a pair, a fan) facing the same way, and a centre
+    guessed from one corner can land anywhere along the card, so reads facing the same way
+    are always two cards. The merge is transitive (three corners of one joker are one card)
+    and a judgement, not a reading: the card it keeps carries a lowered score
     (``MERGE_DOUBT``), so the play is confirmed by a referee rather than passed silently.
     """
-    keep = [True] * len(dets)
-    doubted: set[int] = set()
+    root = list(range(len(dets)))
+
+    def find(i: int) -> int:
+        while root[i] != i:
+            root[i] = root[root[i]]
+            i = root[i]
+        return i
+
     quads = [np.asarray(d.quad, np.float64).reshape(4, 2) for d in dets]
     for i in range(len(dets)):
         for j in range(i + 1, len(dets)):
-            if not (keep[i] and keep[j]) or dets[i].card != dets[j].card:
-                continue
-            qi, qj = quads[i], quads[j]
-            down = qi[3] - qi[0]
-            across = qi[1] - qi[0]
-            height = float(np.linalg.norm(down)) or 1.0
-            off = qj.mean(0) - qi.mean(0)
-            along = abs(float(off @ down)) / height
-            side = abs(float(off @ across)) / (float(np.linalg.norm(across)) or 1.0)
-            if np.hypot(along, side) < 0.45 * height and along > 1.5 * side:
-                drop, stay = (j, i) if dets[i].score >= dets[j].score else (i, j)
-                keep[drop] = False
-                doubted.add(stay)
+            if dets[i].card == dets[j].card and _one_card(quads[i], quads[j]):
+                root[find(j)] = find(i)
+    groups: dict[int, list[int]] = {}
+    for i in range(len(dets)):
+        groups.setdefault(find(i), []).append(i)
     out: list[DetectionLike] = []
-    for i, (d, k) in enumerate(zip(dets, keep, strict=True)):
-        if k:
-            out.append(Merged(d.card, d.score * MERGE_DOUBT, d.quad) if i in doubted else d)
+    for members in sorted(groups.values()):
+        best = max(members, key=lambda i: dets[i].score)
+        d = dets[best]
+        out.append(Merged(d.card, d.score * MERGE_DOUBT, d.quad) if len(members) > 1 else d)
     return out
+
+
+def _one_card(qi: NDArray[np.float64], qj: NDArray[np.float64]) -> bool:
+    """Whether two reads of one face (their quads) are corners of one card."""
+    down, down_j = qi[3] - qi[0], qj[3] - qj[0]
+    height = float(np.linalg.norm(down)) or 1.0
+    turn = float(down @ down_j) / (height * (float(np.linalg.norm(down_j)) or 1.0))
+    if turn >= 0.5:
+        return False  # facing the same way: two copies, not one card's corners
+    off = qj.mean(0) - qi.mean(0)
+    if turn > -0.5:
+        return float(np.linalg.norm(off)) < height  # turned about 90°
+    across = qi[1] - qi[0]
+    along = abs(float(off @ down)) / height
+    side = abs(float(off @ across)) / (float(np.linalg.norm(across)) or 1.0)
+    return bool(np.hypot(along, side) < 0.45 * height and along > 1.5 * side)
 
 
 def _scores_of(reads: list[Read], wanted: Counter[str]) -> list[tuple[str, float]]:

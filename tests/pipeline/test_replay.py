@@ -247,3 +247,49 @@ def test_a_ruling_on_an_unsure_read_is_never_passed_on_as_firm(clip: RenderResul
     assert any(e["type"] == "needs_referee" and e["ref"] == bury[0]["seq"] for e in node.events)
     wrong = [r for r in seen if r.get("rule") == "wrong_bury_count"]
     assert wrong and all(r["provisional"] is True for r in wrong)
+
+
+class _FaintCard(LabelDetector):
+    """The labels, except that ``card`` is read only when the floor under which faces are
+    dropped is lowered (a joker with no index, seen but never read surely)."""
+
+    def __init__(self, labels: Path, card: str) -> None:
+        super().__init__(labels)
+        self.card = card
+
+    def detect(self, image: object, card_score: float | None = None) -> list[LabelDetection]:  # type: ignore[override]
+        out = super().detect(image)  # type: ignore[arg-type]
+        faint = card_score is not None and card_score <= 0.3
+        return [
+            LabelDetection(d.card, 0.3, d.quad) if d.card == self.card else d
+            for d in out
+            if d.card != self.card or faint
+        ]
+
+    def detect_region(
+        self, image: object, box: tuple[int, int, int, int], card_score: float | None = None
+    ) -> list[LabelDetection]:
+        x0, y0, x1, y1 = box
+
+        def inside(d: LabelDetection) -> bool:
+            cx, cy = np.asarray(d.quad, np.float64).reshape(4, 2).mean(0)
+            return bool(x0 <= cx < x1 and y0 <= cy < y1)
+
+        return [d for d in self.detect(image, card_score) if inside(d)]
+
+
+def test_a_card_seen_land_but_never_read_surely_goes_to_a_referee(clip: RenderResult) -> None:
+    """An empty seat area that changed and reads no card is read once more with the floor
+    lowered: the faint best guess is written and sent to a referee, not left out."""
+    cfg = load_config(clip.table)
+    truth = read_truth(clip.truth)
+    first = next(e for e in truth if e["type"] == "play" and len(e["cards"]) == 1)
+    card = first["cards"][0]
+    det = _FaintCard(clip.video.with_name("clip.labels.jsonl"), card)
+    node = TableNode(cfg, det, keep_evidence=False)
+    run_source(node, open_source(str(clip.video)))
+    assert played(node.events) == played(truth)  # nothing missed
+    flagged = {e["ref"]: e for e in node.events if e["type"] == "needs_referee"}
+    faint = [e for e in node.events if e["type"] == "play" and card in e["cards"]]
+    assert faint and all(flagged[e["seq"]]["reason"] == "low_confidence" for e in faint)
+    assert all(e["confidence"] < node.fusion.min_score for e in faint)

@@ -20,10 +20,14 @@ class Det:
     quad: list[list[float]]
 
 
-def at(card: str, x: float, y: float, score: float = 0.95) -> Det:
-    return Det(
-        card, score, [[x - 30, y - 40], [x + 30, y - 40], [x + 30, y + 40], [x - 30, y + 40]]
-    )
+def at(card: str, x: float, y: float, score: float = 0.95, turned: int = 0) -> Det:
+    """A card read upright, or read ``turned`` by that many quarter turns (clockwise): from
+    its lower index corner (2), or from a mark in a side corner (1, 3)."""
+    quad = [[x - 30, y - 40], [x + 30, y - 40], [x + 30, y + 40], [x - 30, y + 40]]
+    if turned % 2:  # the same place, seen landscape
+        quad = [[x + 40, y - 30], [x + 40, y + 30], [x - 40, y + 30], [x - 40, y - 30]]
+    k = 2 if turned == 3 else 0 if turned == 1 else turned
+    return Det(card, score, quad[k:] + quad[:k])
 
 
 def seat_xy(seat: int, dx: float = 0.0) -> tuple[float, float]:
@@ -86,8 +90,28 @@ def test_one_card_read_from_both_corners_is_one_doubtful_card() -> None:
     from vision.tracking import MERGE_DOUBT, merge_split_cards
 
     x, y = seat_xy(0)
-    split = [at("JS", x, y, 0.9), at("JS", x + 2, y - 23, 0.8)]  # offset along the long axis
+    # its two corners, turned 180° to each other, centres guessed apart along the long axis
+    split = [at("JS", x, y, 0.9), at("JS", x + 2, y - 23, 0.8, turned=2)]
     merged = merge_split_cards(split)
     assert len(merged) == 1 and merged[0].score == 0.9 * MERGE_DOUBT
     pair = [at("JS", x, y), at("JS", x + 30, y + 2)]  # two decks' copies, fanned across
     assert len(merge_split_cards(pair)) == 2
+    # two copies whose indices face the same way stay two cards wherever their centres
+    # were guessed (a lone corner's centre can land anywhere along the card)
+    along = [at("JS", x, y, 0.9), at("JS", x + 2, y - 23, 0.8)]
+    assert len(merge_split_cards(along)) == 2
+
+
+def test_a_joker_read_at_three_corners_is_one_doubtful_card() -> None:
+    """A joker with a star in every corner: the marks read as indices facing three ways,
+    each placing the card somewhere else. One card, kept from the surest read, doubted; a
+    true pair of jokers (fanned, facing the same way) stays two."""
+    from vision.tracking import MERGE_DOUBT, merge_split_cards
+
+    x, y = seat_xy(0)
+    corners = [at("SJ", x, y, 0.95), at("SJ", x + 50, y + 20, 0.93, turned=1)]
+    corners.append(at("SJ", x + 95, y + 10, 0.96, turned=2))  # one with the 1st through the 2nd
+    merged = merge_split_cards(corners)
+    assert len(merged) == 1 and merged[0].score == 0.96 * MERGE_DOUBT
+    pair = [at("SJ", x, y), at("SJ", x + 20, y + 3, 0.9)]
+    assert [d.score for d in merge_split_cards(pair)] == [0.95, 0.9]

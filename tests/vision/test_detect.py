@@ -95,3 +95,16 @@ def test_detect_region_reads_a_part_of_the_frame_in_frame_pixels(detector: CardD
     for a, b in zip(whole, part, strict=True):
         assert np.allclose(np.add(a.quad, (100, 60)), b.quad)
     assert detector.detect_region(framed, (-50, -50, 5, 5)) == []  # clipped to nothing
+
+
+def test_a_lower_card_score_adds_only_the_reads_under_the_floor(detector: CardDetector) -> None:
+    """The live pipeline's second look at an area that read nothing: the lowered floor
+    keeps every sure card and adds only reads the model's own floor drops."""
+    img = cv2.imread(str(FIXTURES / "scene_013.jpg"), cv2.IMREAD_COLOR)
+    assert img is not None
+    sure = detector.detect(img)
+    weak = detector.detect(img, card_score=0.0)
+    floor = detector.thresholds.card_score
+    assert [d.card for d in weak if d.score >= floor] == [d.card for d in sure]
+    extra = [d for d in weak if d.score < floor]
+    assert extra and len(weak) == len(sure) + len(extra)
