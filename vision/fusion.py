@@ -67,6 +67,7 @@ class Pending:
     cards: list[str]
     scores: list[float]
     obs: Observation
+    noted: list[tuple[str, str]] = field(default_factory=list)  # doubts found as it was laid
 
 
 class Fusion:
@@ -180,21 +181,19 @@ class Fusion:
         seat = obs.seat
         assert seat is not None
         cards, scores = list(obs.cards), list(obs.scores)
+        noted: list[tuple[str, str]] = []
         if BACK in cards:
-            # a face-down card in a seat area: a play the camera cannot read
+            # a face-down card in a seat area: cards the camera cannot read. Only the faces
+            # are written, and the play goes to a referee; backs alone are no play to write.
             faces = [c for c in cards if c != BACK]
             if self.phase != "play":
                 return []
-            un = Unsure(
-                "face_down", [{"cards": faces or cards, "confidence": 0.0}], "face-down card"
-            )
-            self.checks_failed["face_down"] += 1
+            n = len(cards) - len(faces)
+            log.warning("seat %d: %d face-down card(s) in its area", seat, n)
             if not faces:
-                return (
-                    [Decision({"type": "play", "seat": seat, "cards": ["2S"]}, obs, un)]
-                    if False
-                    else []
-                )
+                self.checks_failed["face_down"] += 1
+                return []
+            noted.append(("face_down", f"{n} face-down card(s) beside {' '.join(faces)}"))
             cards, scores = faces, [s for c, s in zip(cards, scores, strict=True) if c != BACK]
         if self.phase == "deal" and not self._could_declare(cards):
             # not a declaration: the bottom was buried unseen and play has begun
@@ -224,7 +223,7 @@ class Fusion:
                 if len(self.pending.cards) < need:
                     return []
                 p, self.pending = self.pending, None
-                return self._play(seat, p.cards, p.scores, obs)
+                return self._play(seat, p.cards, p.scores, obs, p.noted + noted)
             out += self._flush_pending()
         # more cards from the leader before anyone followed: the lead was not complete
         if (
@@ -233,14 +232,14 @@ class Fusion:
             and self.trick.plays[0][0] == seat
             and not self._trick_complete()
         ):
-            return out + self._extend_lead(seat, cards, scores, obs)
+            return out + self._extend_lead(seat, cards, scores, obs, noted)
         if self._trick_complete():
             self._new_trick()
         lead = self.trick.lead_count if self.turns else None
         if lead is not None and len(cards) < lead and self._expected() == seat:
-            self.pending = Pending(seat, cards, scores, obs)
+            self.pending = Pending(seat, cards, scores, obs, noted)
             return out
-        return out + self._play(seat, cards, scores, obs)
+        return out + self._play(seat, cards, scores, obs, noted)
 
     def expects_reveal(self) -> bool:
         """Late in the hand: the next faces in the centre are likely the bottom turned up."""
@@ -270,9 +269,14 @@ class Fusion:
         self.trick = Trick(leader=self.next_leader())
 
     def _play(
-        self, seat: int, cards: list[str], scores: list[float], obs: Observation
+        self,
+        seat: int,
+        cards: list[str],
+        scores: list[float],
+        obs: Observation,
+        noted: Sequence[tuple[str, str]] = (),
     ) -> list[Decision]:
-        problems: list[tuple[str, str]] = []
+        problems: list[tuple[str, str]] = list(noted)
         expected = self._expected()
         if expected is not None and seat != expected:
             problems.append(
@@ -406,7 +410,12 @@ class Fusion:
         return out
 
     def _extend_lead(
-        self, seat: int, cards: list[str], scores: list[float], obs: Observation
+        self,
+        seat: int,
+        cards: list[str],
+        scores: list[float],
+        obs: Observation,
+        noted: Sequence[tuple[str, str]] = (),
     ) -> list[Decision]:
         """The leader laid more cards after its play was written: correct the play."""
         bad = self._impossible(cards)
@@ -419,14 +428,17 @@ class Fusion:
             "why": "the leader laid more cards after the play was read",
             "cards": whole,
         }
-        problems = [("impossible", f"too many copies of {' '.join(bad)}")] if bad else []
+        problems = [
+            *noted,
+            *([("impossible", f"too many copies of {' '.join(bad)}")] if bad else []),
+        ]
         return [Decision(ev, obs, self._unsure(whole, scores, problems), ref_previous=True)]
 
     def _flush_pending(self) -> list[Decision]:
         if self.pending is None:
             return []
         p, self.pending = self.pending, None
-        return self._play(p.seat, p.cards, p.scores, p.obs)
+        return self._play(p.seat, p.cards, p.scores, p.obs, p.noted)
 
     def _centre(self, obs: Observation) -> list[Decision]:
         if obs.kind == "facedown":

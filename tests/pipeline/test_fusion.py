@@ -336,3 +336,22 @@ def test_a_play_out_of_turn_casts_doubt_on_its_trick() -> None:
     late = [d for d in out if d.flags is not None]
     assert [d.flags for d in late] == [follow]  # the lead was flagged already
     assert lead.unsure is not None
+
+
+def test_a_face_down_card_beside_a_play_sends_it_to_a_referee() -> None:
+    """A back among a seat's cards is a card the camera cannot read: the faces are written,
+    never passed as the whole play; backs alone are no play at all."""
+    f = ready()
+    d = f.feed(appeared(0, "AS back"))[0]
+    assert d.event["cards"] == ["AS"] and d.unsure is not None
+    assert d.unsure.reason == "face_down" and "1 face-down" in d.unsure.detail
+    assert f.feed(appeared(1, "back")) == [] and f.checks_failed["face_down"] == 2
+    # a short follow with a back waits for its other card and keeps the doubt
+    f.feed(appeared(1, "KS"))
+    f.feed(appeared(2, "AD AD"))
+    f.feed(appeared(3, "3D 4D"))
+    f.feed(appeared(0, "5S 5S"))
+    assert f.feed(appeared(1, "back 6S")) == []
+    d = f.feed(appeared(1, "7S"))[0]
+    assert d.event["cards"] == ["6S", "7S"] and d.unsure is not None
+    assert d.unsure.reason == "face_down"
