@@ -135,9 +135,10 @@ def make_referee(match_start: Event) -> Any:
 
 
 DEFAULT_MIN_SCORE = 0.6  # a detector without a calibrated sure score (labels, tests)
-# An empty seat area that changed and settled but read no card is read once more keeping
-# faces down to this score: a card the camera saw land but could not read surely (a joker
-# with no index) is written as its best guess and sent to a referee, not left out.
+# An empty seat area that changed and settled but read no card, or fewer cards than the
+# rules say the seat must lay, is read once more keeping faces down to this score: a card
+# the camera saw land but could not read surely (a joker with no index, the strip of a
+# pair's lower card) is written as its best guess and sent to a referee, not left out.
 WEAK_READ = 0.2
 
 
@@ -431,8 +432,9 @@ class TableNode:
         scales miss different cards). The centre, where the bottom lies face down, is read
         from the whole frame (a back's pattern seen large can pass for index corners), and
         also from its crop once the bottom is due to be turned up: of the two, the read
-        with more faces (a bottom is a tight fan where every index counts). An empty seat
-        area that still reads nothing is read once more with ``WEAK_READ``."""
+        with more faces (a bottom is a tight fan where every index counts). A fresh seat
+        read with no card, or with fewer than the seat must lay, is read once more with
+        ``WEAK_READ``; what that adds is doubted (a referee confirms it)."""
         assert self.tracker is not None and self.calibration is not None
         tracker = self.tracker
         zoom = getattr(self.detector, "detect_region", None)
@@ -457,8 +459,13 @@ class TableNode:
         reads = dict(whole_frame()) if len(seats) < len(ready) else {n: [] for n in tracker.areas}
         for name in seats:
             reads[name] = zoomed(name) or whole_frame()[name]
-            if not reads[name] and not tracker.tracks[name].held:
-                reads[name] = self._doubted(zoomed(name, WEAK_READ))  # always to a referee
+            seat = tracker.areas[name].seat
+            want = None if seat is None else self.fusion.wanted(seat)
+            short = not reads[name] or (want is not None and len(reads[name]) < want)
+            if short and not tracker.tracks[name].held:
+                more = zoomed(name, WEAK_READ)
+                if len(reads[name]) < len(more) <= (want or len(more)):
+                    reads[name] = self._doubted(more)  # always to a referee
         if zoom and self.fusion.expects_reveal():
             for name in ready:
                 if tracker.areas[name].kind != "seat":

@@ -241,6 +241,18 @@ class Fusion:
             return out
         return out + self._play(seat, cards, scores, obs, noted)
 
+    def wanted(self, seat: int) -> int | None:
+        """How many cards the seat's next play must have, when the rules say (a follower in
+        fixed turn order: the lead's count, less any short follow it is completing)."""
+        if not self.turns or self.phase != "play":
+            return None
+        lead = self.trick.lead_count
+        if self.pending is not None and self.pending.seat == seat and lead is not None:
+            return lead - len(self.pending.cards)
+        if lead is None or self._trick_complete() or self._expected() != seat:
+            return None
+        return lead
+
     def expects_reveal(self) -> bool:
         """Late in the hand: the next faces in the centre are likely the bottom turned up."""
         return self.phase == "play" and self.bottom_size is not None and self._all_played(LATE_HAND)

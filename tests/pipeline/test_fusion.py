@@ -355,3 +355,16 @@ def test_a_face_down_card_beside_a_play_sends_it_to_a_referee() -> None:
     d = f.feed(appeared(1, "7S"))[0]
     assert d.event["cards"] == ["6S", "7S"] and d.unsure is not None
     assert d.unsure.reason == "face_down"
+
+
+def test_wanted_is_the_count_the_rules_require_of_the_seat_to_play() -> None:
+    """What the node reads again when a fresh read is short: the lead's count for the seat
+    to follow, less what a short follow already laid; nothing for a leader or off turn."""
+    f = ready(leader=0)
+    assert f.wanted(0) is None  # the leader sets the count
+    f.feed(appeared(0, "AS AS"))
+    assert f.wanted(1) == 2 and f.wanted(2) is None
+    f.feed(appeared(1, "3S"))  # short: waits for its other card
+    assert f.wanted(1) == 1
+    f.feed(appeared(1, "4S"))
+    assert f.wanted(1) is None and f.wanted(2) == 2
