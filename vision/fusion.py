@@ -53,6 +53,7 @@ class Trick:
     leader: int | None
     plays: list[tuple[int, int]] = field(default_factory=list)  # (seat, number of cards)
     decisions: list[Decision] = field(default_factory=list)
+    swept_short: bool = False  # swept off the table before every play was read
 
     @property
     def lead_count(self) -> int | None:
@@ -111,6 +112,7 @@ class Fusion:
         if not turns:
             self.phase = "play"  # Gouji: no declaring and no bottom, the hand opens with a play
         self.declarers: list[int] = []
+        self.cleared: set[int] = set()  # seats whose area was cleared since they last played
 
     def bury_seat(self) -> int | None:
         """Who buries: the configured banker, else the one the declarations made."""
@@ -157,9 +159,11 @@ class Fusion:
         if obs.kind == "appeared" and obs.seat is not None:
             return self._appeared(obs)
         if obs.kind == "cleared" and obs.seat is not None:
+            out: list[Decision] = []
             if self.pending is not None and self.pending.seat == obs.seat:
-                return self._flush_pending()  # swept: the short follow was all of it
-            return []
+                out = self._flush_pending()  # swept: the short follow was all of it
+            self.cleared.add(obs.seat)
+            return out
         if obs.area == "centre" or obs.seat is None:
             return self._centre(obs)
         if obs.kind == "changed" and self.phase == "play":
@@ -233,6 +237,8 @@ class Fusion:
             and not self._trick_complete()
         ):
             return out + self._extend_lead(seat, cards, scores, obs, noted)
+        if self._swept_short():
+            out += self._short_trick(obs)
         if self._trick_complete():
             self._new_trick()
         lead = self.trick.lead_count if self.turns else None
@@ -277,6 +283,24 @@ class Fusion:
     def _trick_complete(self) -> bool:
         return len(self.trick.plays) >= self.n
 
+    def _swept_short(self) -> bool:
+        """The trick's cards were swept off the table before every seat's play was read."""
+        seats = {s for s, _ in self.trick.plays}
+        if self.trick.swept_short or not self.turns or self._trick_complete():
+            return False
+        return bool(seats) and seats <= self.cleared
+
+    def _short_trick(self, obs: Observation) -> list[Decision]:
+        """A trick swept with plays missing: the camera missed a play, so the trick's plays
+        were checked against an incomplete trick. Each is flagged (after the fact). The
+        plays still count toward the trick (the referee's record has no trick boundaries:
+        a referee restores the missed play)."""
+        self.checks_failed["trick_short"] += 1
+        self.trick.swept_short = True
+        k = len(self.trick.plays)
+        why = f"the trick was swept with {k} of {self.n} plays read: a play was missed"
+        return self._flag_late(self.trick.decisions, obs, "trick_short", why)
+
     def _new_trick(self) -> None:
         self.trick = Trick(leader=self.next_leader())
 
@@ -289,6 +313,9 @@ class Fusion:
         noted: Sequence[tuple[str, str]] = (),
     ) -> list[Decision]:
         problems: list[tuple[str, str]] = list(noted)
+        if self.trick.swept_short:
+            why = "laid after its trick was swept short: a play was missed, the turn is unknown"
+            problems.append(("trick_short", why))
         expected = self._expected()
         if expected is not None and seat != expected:
             problems.append(
@@ -309,6 +336,7 @@ class Fusion:
             problems.append(("impossible", f"more copies than {self.decks} decks: {' '.join(bad)}"))
         if self.trick.leader is None:
             self.trick.leader = seat
+        self.cleared.discard(seat)
         self.trick.plays.append((seat, len(cards)))
         self.seen.update(c for c in cards if c not in bad)
         ev = {

@@ -368,3 +368,34 @@ def test_wanted_is_the_count_the_rules_require_of_the_seat_to_play() -> None:
     assert f.wanted(1) == 1
     f.feed(appeared(1, "4S"))
     assert f.wanted(1) is None and f.wanted(2) == 2
+
+
+def cleared(seat: int, frame: int = 0) -> Observation:
+    return Observation("cleared", f"seat{seat}", seat, frame, frame / 20)
+
+
+def test_a_trick_swept_before_every_play_was_read_flags_its_plays_and_the_next() -> None:
+    """The winner sweeps a trick of which the camera read three plays: one was missed, so
+    the plays were checked against the wrong trick and every later turn is off by one.
+    All are sent to a referee, never passed as sure."""
+    f = ready(leader=0)
+    for seat, cards in ((0, "AS"), (1, "3S"), (2, "4S")):  # seat 3's play was missed
+        assert f.feed(appeared(seat, cards))[0].unsure is None
+    assert all(f.feed(cleared(s)) == [] for s in range(4))
+    out = f.feed(appeared(3, "KD"))  # the next trick's lead, seat 3 having won
+    late = [d for d in out if d.event["type"] == "needs_referee"]
+    assert [d.flags.event["cards"] for d in late if d.flags] == [["AS"], ["3S"], ["4S"]]
+    assert all(d.unsure and d.unsure.reason == "trick_short" for d in late)
+    play = next(d for d in out if d.event["type"] == "play")
+    assert play.unsure is not None and play.unsure.reason == "trick_short"
+    assert f.checks_failed["trick_short"] == 2
+
+
+def test_a_trick_swept_whole_raises_no_doubt() -> None:
+    f = ready(leader=0)
+    for seat, cards in ((0, "AS"), (1, "3S"), (2, "4S"), (3, "5S")):
+        f.feed(appeared(seat, cards))
+    for s in range(4):
+        f.feed(cleared(s))
+    out = f.feed(appeared(0, "KD"))
+    assert len(out) == 1 and out[0].unsure is None and "trick_short" not in f.checks_failed
