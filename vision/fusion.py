@@ -350,7 +350,8 @@ class Fusion:
         late = self._doubt_earlier(obs, bad, out_of_turn=expected not in (None, seat))
         self.trick.decisions.append(d)
         self.played.append(d)
-        return [d, *late, *self._trim_lead(obs), *self._count_conflict(obs)]
+        fixed = self._trim_lead(obs) or self._pair_short(obs)
+        return [d, *late, *fixed, *self._count_conflict(obs)]
 
     def _doubt_earlier(
         self, obs: Observation, bad: Sequence[str], out_of_turn: bool
@@ -410,6 +411,33 @@ class Fusion:
             "cards": kept,
         }
         return [Decision(ev, obs, flags=lead)]
+
+    def _pair_short(self, obs: Observation) -> list[Decision]:
+        """A trick read whole where most plays have ``n`` cards and a play has ``n - 1`` with
+        one card left without its copy: a pair's lower card showed only a strip, so the
+        play was most likely that pair. The camera corrects it and sends it to a referee
+        (its read as it was stays in the record). Only against a majority: a lead read with
+        a card too many must not turn every single that follows it into a pair."""
+        if not self._trick_read_whole():
+            return []
+        counts = [k for _, k in self.trick.plays]
+        n = max(counts)
+        if counts.count(n) <= self.n / 2:
+            return []
+        out: list[Decision] = []
+        for i, d in enumerate(self.trick.decisions):
+            cards = list(d.event.get("cards", []))
+            odd = [c for c, k in Counter(cards).items() if k % 2]
+            if d.event.get("type") != "play" or len(cards) != n - 1 or len(odd) != 1:
+                continue
+            if odd[0] == BACK or self._impossible(odd):
+                continue
+            self.seen[odd[0]] += 1
+            self.trick.plays[i] = (self.trick.plays[i][0], n)
+            why = f"most plays of the trick have {n} cards; {odd[0]} read without its pair"
+            ev = {"type": "correction", "by": "camera", "why": why, "cards": [*cards, odd[0]]}
+            out += [Decision(ev, obs, flags=d), *self._flag_late([d], obs, "count", why)]
+        return out
 
     def _count_conflict(self, obs: Observation) -> list[Decision]:
         """A finished trick whose plays were read with different numbers of cards: every

@@ -176,14 +176,31 @@ def test_gouji_reads_are_checked_for_copies_but_not_for_turn_or_count() -> None:
 
 def test_a_lead_every_follower_contradicts_is_flagged_after_the_fact() -> None:
     f = ready()
-    lead = f.feed(appeared(0, "JS"))[0]  # a pair read as one card
+    lead = f.feed(appeared(0, "JS QS"))[0]  # a throw of three read as two cards
     assert lead.unsure is None
-    f.feed(appeared(1, "3S 4S"))  # the followers' counts are flagged as they come
-    f.feed(appeared(2, "KS KS"))
-    out = f.feed(appeared(3, "5S 9S"))
+    f.feed(appeared(1, "3S 4S 6S"))  # the followers' counts are flagged as they come
+    f.feed(appeared(2, "KS KS 2S"))
+    out = f.feed(appeared(3, "5S 9S 10S"))
     late = out[-1]
     assert late.flags is lead and late.event["type"] == "needs_referee"
-    assert late.unsure is not None and "read with 1, 2, 2, 2 card(s)" in late.unsure.detail
+    assert late.unsure is not None and "read with 2, 3, 3, 3 card(s)" in late.unsure.detail
+
+
+def test_a_lead_read_without_its_pair_is_corrected_when_every_follower_laid_two() -> None:
+    """A pair led and read as one card (the lower card showed a strip): once every
+    follower laid two, the camera corrects the lead to the pair and flags it."""
+    f = ready()
+    lead = f.feed(appeared(0, "JS"))[0]
+    assert lead.unsure is None
+    f.feed(appeared(1, "3S 4S"))
+    f.feed(appeared(2, "KS KS"))
+    out = f.feed(appeared(3, "5S 9S"))
+    fix = [d for d in out if d.event["type"] == "correction"]
+    assert len(fix) == 1 and fix[0].flags is lead and fix[0].event["cards"] == ["JS", "JS"]
+    late = out[-1]
+    assert late.flags is lead and late.event["type"] == "needs_referee"
+    assert late.unsure is not None and late.unsure.reason == "count"
+    assert f.seen["JS"] == 2
 
 
 def test_a_follow_that_matches_a_doubted_lead_is_flagged_with_it() -> None:
@@ -224,7 +241,9 @@ def test_one_short_follow_does_not_cast_doubt_on_an_agreeing_trick() -> None:
     swept = Observation("cleared", "seat2", 2, 30, 1.5, before=("KD",))
     assert f.feed(swept)[0].unsure is not None
     out = f.feed(appeared(3, "5D 6D", frame=40))
-    assert [d.event["type"] for d in out] == ["play"] and out[0].unsure is None
+    # the short KD alone is doubted (and corrected to the likely pair), not its trick
+    assert [d.event["type"] for d in out] == ["play", "correction"] and out[0].unsure is None
+    assert out[1].flags is not None and out[1].flags.event["cards"] == ["KD"]
 
 
 def test_short_follow_swept_away_is_written_and_never_merged_with_the_next_trick() -> None:
@@ -399,3 +418,36 @@ def test_a_trick_swept_whole_raises_no_doubt() -> None:
         f.feed(cleared(s))
     out = f.feed(appeared(0, "KD"))
     assert len(out) == 1 and out[0].unsure is None and "trick_short" not in f.checks_failed
+
+
+def test_a_play_one_card_short_of_the_trick_is_corrected_to_the_likely_pair() -> None:
+    """A pair's lower card shows only a strip: a follow read JS where most plays of the
+    trick have two cards is corrected by the camera to JS JS once the trick is read whole,
+    and flagged (it was flagged as it came already: it stays so)."""
+    f = ready(leader=0)
+    f.feed(appeared(0, "AH AH"))
+    f.feed(appeared(1, "JS"))  # short: waits for its other card
+    out = f.feed(appeared(2, "3H 3H"))  # the next seat played: the short follow is written
+    short = out[0]
+    assert short.event["cards"] == ["JS"] and short.unsure and short.unsure.reason == "count"
+    out = f.feed(appeared(3, "5H 5H"))
+    fix = [d for d in out if d.event["type"] == "correction"]
+    assert len(fix) == 1 and fix[0].flags is short and fix[0].event["cards"] == ["JS", "JS"]
+    assert f.seen["JS"] == 2
+    # two reads with one card in the trick, or a play short of two copies: no guess
+    f.feed(appeared(0, "7D 7D"))
+    f.feed(appeared(1, "QD"))
+    f.feed(appeared(2, "QD KD"))
+    out = f.feed(appeared(3, "2C"))
+    assert not [d for d in out if d.event["type"] == "correction"]
+
+
+def test_a_lead_read_with_a_card_too_many_does_not_pair_up_its_followers() -> None:
+    """Counts 2, 1, 1, 1: the lead is the likely misread (a corner seen twice), not three
+    followers who all missed a pair's lower card."""
+    f = ready(leader=0)
+    f.feed(appeared(0, "5C 5C"))
+    f.feed(appeared(1, "3C"))
+    f.feed(appeared(2, "7C"))
+    out = f.feed(appeared(3, "9C"))
+    assert not [d for d in out if d.event["type"] == "correction"]
