@@ -350,7 +350,7 @@ class Fusion:
         late = self._doubt_earlier(obs, bad, out_of_turn=expected not in (None, seat))
         self.trick.decisions.append(d)
         self.played.append(d)
-        fixed = self._trim_lead(obs) or self._pair_short(obs)
+        fixed = self._trim_lead(obs) or self._fit_to_trick(obs)
         return [d, *late, *fixed, *self._count_conflict(obs)]
 
     def _doubt_earlier(
@@ -412,30 +412,40 @@ class Fusion:
         }
         return [Decision(ev, obs, flags=lead)]
 
-    def _pair_short(self, obs: Observation) -> list[Decision]:
-        """A trick read whole where most plays have ``n`` cards and a play has ``n - 1`` with
-        one card left without its copy: a pair's lower card showed only a strip, so the
-        play was most likely that pair. The camera corrects it and sends it to a referee
-        (its read as it was stays in the record). Only against a majority: a lead read with
-        a card too many must not turn every single that follows it into a pair."""
+    def _fit_to_trick(self, obs: Observation) -> list[Decision]:
+        """A trick read whole where most plays have ``n`` cards, and a play read one card off
+        in the way the camera errs with identical cards: ``n - 1`` cards with one left
+        without its copy (a pair's lower card showed only a strip: most likely that pair),
+        or ``n + 1`` with one card read twice (one corner seen twice: most likely one copy).
+        The camera corrects the play and sends it to a referee (its read as it was stays
+        in the record). Only against a majority: a lead read with a card too many must not
+        turn every single that follows it into a pair."""
         if not self._trick_read_whole():
             return []
         counts = [k for _, k in self.trick.plays]
-        n = max(counts)
-        if counts.count(n) <= self.n / 2:
+        n, most = Counter(counts).most_common(1)[0]
+        if most <= self.n / 2:
             return []
         out: list[Decision] = []
         for i, d in enumerate(self.trick.decisions):
             cards = list(d.event.get("cards", []))
-            odd = [c for c, k in Counter(cards).items() if k % 2]
-            if d.event.get("type") != "play" or len(cards) != n - 1 or len(odd) != 1:
+            if d.event.get("type") != "play" or BACK in cards:
                 continue
-            if odd[0] == BACK or self._impossible(odd):
+            tally = Counter(cards)
+            odd = [c for c, k in tally.items() if k % 2]
+            twice = [c for c, k in tally.items() if k >= 2]
+            if len(cards) == n - 1 and len(odd) == 1 and not self._impossible(odd):
+                fixed, why = [*cards, odd[0]], f"{odd[0]} read without its pair"
+                self.seen[odd[0]] += 1
+            elif len(cards) == n + 1 and len(twice) == 1:
+                fixed, why = cards[:], f"{twice[0]} read twice"
+                fixed.remove(twice[0])
+                self.seen[twice[0]] -= 1
+            else:
                 continue
-            self.seen[odd[0]] += 1
             self.trick.plays[i] = (self.trick.plays[i][0], n)
-            why = f"most plays of the trick have {n} cards; {odd[0]} read without its pair"
-            ev = {"type": "correction", "by": "camera", "why": why, "cards": [*cards, odd[0]]}
+            why = f"most plays of the trick have {n} cards; {why}"
+            ev = {"type": "correction", "by": "camera", "why": why, "cards": fixed}
             out += [Decision(ev, obs, flags=d), *self._flag_late([d], obs, "count", why)]
         return out
 

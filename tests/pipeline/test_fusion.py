@@ -442,6 +442,25 @@ def test_a_play_one_card_short_of_the_trick_is_corrected_to_the_likely_pair() ->
     assert not [d for d in out if d.event["type"] == "correction"]
 
 
+def test_a_play_with_one_card_read_twice_is_corrected_when_the_trick_disagrees() -> None:
+    """A corner seen twice: 5C 5C 9C where every other play has two cards is most likely
+    5C 9C. Corrected by the camera after the trick, flagged; a play over by a card that
+    no copy explains (three faces) is left as read."""
+    f = ready(leader=0)
+    f.feed(appeared(0, "AC KC"))
+    over = f.feed(appeared(1, "5C 5C 9C"))[0]
+    f.feed(appeared(2, "3C 4C"))
+    out = f.feed(appeared(3, "6C 7C"))
+    fix = [d for d in out if d.event["type"] == "correction"]
+    assert len(fix) == 1 and fix[0].flags is over and fix[0].event["cards"] == ["5C", "9C"]
+    assert f.seen["5C"] == 1
+    f.feed(appeared(0, "AD KD"))
+    f.feed(appeared(1, "5D 8D 9D"))
+    f.feed(appeared(2, "3D 4D"))
+    out = f.feed(appeared(3, "6D 7D"))
+    assert not [d for d in out if d.event["type"] == "correction"]
+
+
 def test_a_lead_read_with_a_card_too_many_does_not_pair_up_its_followers() -> None:
     """Counts 2, 1, 1, 1: the lead is the likely misread (a corner seen twice), not three
     followers who all missed a pair's lower card."""
