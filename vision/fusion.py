@@ -418,14 +418,19 @@ class Fusion:
         without its copy (a pair's lower card showed only a strip: most likely that pair),
         or ``n + 1`` with one card read twice (one corner seen twice: most likely one copy).
         The camera corrects the play and sends it to a referee (its read as it was stays
-        in the record). Only against a majority: a lead read with a card too many must not
-        turn every single that follows it into a pair."""
+        in the record). Only against a majority, or a tie of ``n`` and ``n - 1``: a lead read
+        with a card too many must not turn every single that follows it into a pair."""
         if not self._trick_read_whole():
             return []
         counts = [k for _, k in self.trick.plays]
         n, most = Counter(counts).most_common(1)[0]
         if most <= self.n / 2:
-            return []
+            # no majority: a tie between the largest count and one fewer goes to the
+            # largest (cards are missed far more often than invented); nothing is dropped
+            top = max(counts)
+            if set(counts) != {top, top - 1} or counts.count(top) * 2 < self.n:
+                return []
+            n = top
         out: list[Decision] = []
         for i, d in enumerate(self.trick.decisions):
             cards = list(d.event.get("cards", []))

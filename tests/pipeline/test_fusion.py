@@ -434,11 +434,17 @@ def test_a_play_one_card_short_of_the_trick_is_corrected_to_the_likely_pair() ->
     fix = [d for d in out if d.event["type"] == "correction"]
     assert len(fix) == 1 and fix[0].flags is short and fix[0].event["cards"] == ["JS", "JS"]
     assert f.seen["JS"] == 2
-    # two reads with one card in the trick, or a play short of two copies: no guess
+    # a tie of two and one: the larger count wins, unless the copy cannot exist
     f.feed(appeared(0, "7D 7D"))
     f.feed(appeared(1, "QD"))
     f.feed(appeared(2, "QD KD"))
-    out = f.feed(appeared(3, "2C"))
+    assert f.feed(appeared(3, "2C")) == []  # short: waits, until the next trick opens
+    out = f.feed(appeared(0, "8H 8H 9H 9H"))
+    assert [d.event["cards"] for d in out if d.event["type"] == "correction"] == [["2C", "2C"]]
+    # counts two apart (a tractor read as two cards): no guess
+    f.feed(appeared(1, "3H 4H"))
+    f.feed(appeared(2, "5H 5H 6H 6H"))
+    out = f.feed(appeared(3, "10H 10H JH JH"))
     assert not [d for d in out if d.event["type"] == "correction"]
 
 
