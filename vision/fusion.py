@@ -445,7 +445,7 @@ class Fusion:
             elif len(cards) == n + 1 and len(twice) == 1:
                 fixed, why = cards[:], f"{twice[0]} read twice"
                 fixed.remove(twice[0])
-                self.seen[twice[0]] -= 1
+                self.seen.subtract(c for c in twice if self.seen[c] > 0)
             else:
                 continue
             self.trick.plays[i] = (self.trick.plays[i][0], n)
