@@ -48,6 +48,12 @@ class Decision:
     doubted: bool = False  # a later read already sent it to the referee
 
 
+def camera_fix(why: str, **fields: Any) -> dict[str, Any]:
+    """A ``correction`` event by the camera of its own earlier read (``ref`` is set when
+    it is written)."""
+    return {"type": "correction", "by": "camera", "why": why, **fields}
+
+
 @dataclass
 class Trick:
     leader: int | None
@@ -404,13 +410,8 @@ class Fusion:
         kept, _, left = trimmed
         self.seen.subtract(c for c in left if self.seen[c] > 0)
         self.trick.plays[0] = (self.trick.plays[0][0], n)
-        ev = {
-            "type": "correction",
-            "by": "camera",
-            "why": f"every follower laid {n} card(s); the lead's unsure {' '.join(left)} left out",
-            "cards": kept,
-        }
-        return [Decision(ev, obs, flags=lead)]
+        why = f"every follower laid {n} card(s); the lead's unsure {' '.join(left)} left out"
+        return [Decision(camera_fix(why, cards=kept), obs, flags=lead)]
 
     def _fit_to_trick(self, obs: Observation) -> list[Decision]:
         """A trick read whole where most plays have ``n`` cards, and a play read one card off
@@ -450,8 +451,8 @@ class Fusion:
                 continue
             self.trick.plays[i] = (self.trick.plays[i][0], n)
             why = f"most plays of the trick have {n} cards; {why}"
-            ev = {"type": "correction", "by": "camera", "why": why, "cards": fixed}
-            out += [Decision(ev, obs, flags=d), *self._flag_late([d], obs, "count", why)]
+            fix = Decision(camera_fix(why, cards=fixed), obs, flags=d)
+            out += [fix, *self._flag_late([d], obs, "count", why)]
         return out
 
     def _count_conflict(self, obs: Observation) -> list[Decision]:
@@ -505,12 +506,7 @@ class Fusion:
         self.seen.update(c for c in cards if c not in bad)
         whole = list(obs.before) + cards
         self.trick.plays[0] = (seat, len(whole))
-        ev = {
-            "type": "correction",
-            "by": "camera",
-            "why": "the leader laid more cards after the play was read",
-            "cards": whole,
-        }
+        ev = camera_fix("the leader laid more cards after the play was read", cards=whole)
         problems = [
             *noted,
             *([("impossible", f"too many copies of {' '.join(bad)}")] if bad else []),
@@ -556,12 +552,8 @@ class Fusion:
                     "; ".join(d for _, d in problems),
                 )
             if was is not None:
-                fix = {
-                    "type": "correction",
-                    "by": "camera",
-                    "why": "the face-down bottom changed before the first play",
-                    "count": obs.count,
-                }
+                why = "the face-down bottom changed before the first play"
+                fix = camera_fix(why, count=obs.count)
                 return [Decision(fix, obs, un, ref_previous=True)]
             seat = banker if banker is not None else 0
             self.bury = Decision({"type": "bury", "seat": seat, "count": obs.count}, obs, un)
@@ -622,13 +614,7 @@ class Fusion:
             return []
         self.bury_count = shown
         why = f"the bottom turned up shows {shown} cards"
-        return [
-            Decision(
-                {"type": "correction", "by": "camera", "why": why, "count": shown},
-                obs,
-                flags=self.bury,
-            )
-        ]
+        return [Decision(camera_fix(why, count=shown), obs, flags=self.bury)]
 
     def finish(self) -> list[Decision]:
         """End of the stream: a short follow still waiting is written, flagged."""

@@ -3,7 +3,7 @@ a silent guess."""
 
 from __future__ import annotations
 
-from vision.fusion import Fusion
+from vision.fusion import Decision, Fusion
 from vision.tracking import Observation
 
 
@@ -16,6 +16,11 @@ def appeared(seat: int, cards: str, score: float = 0.95, frame: int = 0) -> Obse
 
 def facedown(n: int) -> Observation:
     return Observation("facedown", "centre", None, 0, 0.0, count=n, scores=(0.9,) * n)
+
+
+def corrections(out: list[Decision]) -> list[Decision]:
+    """The camera's own corrections among a feed's decisions."""
+    return [d for d in out if d.event["type"] == "correction"]
 
 
 def ready(leader: int = 0) -> Fusion:
@@ -195,7 +200,7 @@ def test_a_lead_read_without_its_pair_is_corrected_when_every_follower_laid_two(
     f.feed(appeared(1, "3S 4S"))
     f.feed(appeared(2, "KS KS"))
     out = f.feed(appeared(3, "5S 9S"))
-    fix = [d for d in out if d.event["type"] == "correction"]
+    fix = corrections(out)
     assert len(fix) == 1 and fix[0].flags is lead and fix[0].event["cards"] == ["JS", "JS"]
     late = out[-1]
     assert late.flags is lead and late.event["type"] == "needs_referee"
@@ -292,7 +297,7 @@ def test_a_lead_with_an_unsure_extra_card_is_corrected_when_every_follower_laid_
     f.feed(appeared(2, "KC"))
     f.feed(appeared(3, "5C"))
     out = f.feed(Observation("cleared", "seat3", 3, 30, 1.5, before=("5C",)))
-    fix = [d for d in out if d.event["type"] == "correction"]
+    fix = corrections(out)
     assert len(fix) == 1 and fix[0].flags is lead and fix[0].event["cards"] == ["QC"]
     assert "unsure SJ left out" in fix[0].event["why"]
     assert not [d for d in out if d.event["type"] == "needs_referee"]  # the counts agree now
@@ -306,7 +311,7 @@ def test_a_lead_whose_extra_card_is_sure_is_not_corrected() -> None:
     f.feed(appeared(2, "KC"))
     f.feed(appeared(3, "5C"))
     out = f.feed(Observation("cleared", "seat3", 3, 30, 1.5, before=("5C",)))
-    assert not [d for d in out if d.event["type"] == "correction"]
+    assert not corrections(out)
     late = [d for d in out if d.event["type"] == "needs_referee" and d.flags is lead]
     assert len(late) == 1 and late[0].unsure is not None and late[0].unsure.reason == "count"
 
@@ -431,7 +436,7 @@ def test_a_play_one_card_short_of_the_trick_is_corrected_to_the_likely_pair() ->
     short = out[0]
     assert short.event["cards"] == ["JS"] and short.unsure and short.unsure.reason == "count"
     out = f.feed(appeared(3, "5H 5H"))
-    fix = [d for d in out if d.event["type"] == "correction"]
+    fix = corrections(out)
     assert len(fix) == 1 and fix[0].flags is short and fix[0].event["cards"] == ["JS", "JS"]
     assert f.seen["JS"] == 2
     # a tie of two and one: the larger count wins, unless the copy cannot exist
@@ -440,12 +445,12 @@ def test_a_play_one_card_short_of_the_trick_is_corrected_to_the_likely_pair() ->
     f.feed(appeared(2, "QD KD"))
     assert f.feed(appeared(3, "2C")) == []  # short: waits, until the next trick opens
     out = f.feed(appeared(0, "8H 8H 9H 9H"))
-    assert [d.event["cards"] for d in out if d.event["type"] == "correction"] == [["2C", "2C"]]
+    assert [d.event["cards"] for d in corrections(out)] == [["2C", "2C"]]
     # counts two apart (a tractor read as two cards): no guess
     f.feed(appeared(1, "3H 4H"))
     f.feed(appeared(2, "5H 5H 6H 6H"))
     out = f.feed(appeared(3, "10H 10H JH JH"))
-    assert not [d for d in out if d.event["type"] == "correction"]
+    assert not corrections(out)
 
 
 def test_a_play_with_one_card_read_twice_is_corrected_when_the_trick_disagrees() -> None:
@@ -457,14 +462,14 @@ def test_a_play_with_one_card_read_twice_is_corrected_when_the_trick_disagrees()
     over = f.feed(appeared(1, "5C 5C 9C"))[0]
     f.feed(appeared(2, "3C 4C"))
     out = f.feed(appeared(3, "6C 7C"))
-    fix = [d for d in out if d.event["type"] == "correction"]
+    fix = corrections(out)
     assert len(fix) == 1 and fix[0].flags is over and fix[0].event["cards"] == ["5C", "9C"]
     assert f.seen["5C"] == 1
     f.feed(appeared(0, "AD KD"))
     f.feed(appeared(1, "5D 8D 9D"))
     f.feed(appeared(2, "3D 4D"))
     out = f.feed(appeared(3, "6D 7D"))
-    assert not [d for d in out if d.event["type"] == "correction"]
+    assert not corrections(out)
 
 
 def test_a_lead_read_with_a_card_too_many_does_not_pair_up_its_followers() -> None:
@@ -475,4 +480,4 @@ def test_a_lead_read_with_a_card_too_many_does_not_pair_up_its_followers() -> No
     f.feed(appeared(1, "3C"))
     f.feed(appeared(2, "7C"))
     out = f.feed(appeared(3, "9C"))
-    assert not [d for d in out if d.event["type"] == "correction"]
+    assert not corrections(out)
