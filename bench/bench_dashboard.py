@@ -22,10 +22,10 @@ sys.path.insert(0, str(ROOT))
 
 from dashboard.app import create_app  # noqa: E402
 from dashboard.hub import Hub  # noqa: E402
+from dashboard.users import UserStore  # noqa: E402
 from engine.tractor.record_sim import simulate  # noqa: E402
 from engine.tractor.rules import Rules  # noqa: E402
-from tablescan.store import EvidenceStore  # noqa: E402
-from tablescan.users import UserStore  # noqa: E402
+from evidence import EvidenceStore  # noqa: E402
 from tests.dashboard.browser import CHROMIUM, CHROMIUM_ARGS, LiveServer  # noqa: E402
 
 WATCH = """() => {

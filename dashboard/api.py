@@ -14,8 +14,8 @@ from dashboard.auth import current_user, role_required
 from dashboard.hub import Hub
 from dashboard.sse import hall_stream, table_stream
 from engine.cards import CardError, format_cards, parse_cards
-from tablescan.store import EvidenceStore, StoreError
-from tablescan.store.live import LiveFiles
+from evidence import EvidenceStore, StoreError
+from evidence.live import LiveFiles
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 DECISIONS = {
@@ -244,7 +244,7 @@ def export(tid: str) -> Any:
     import io
     import tempfile
 
-    from tablescan.store.export import export_bundle
+    from evidence.export import export_bundle
 
     hand = request.args.get("hand", type=int)
     with tempfile.TemporaryDirectory() as tmp:

@@ -14,8 +14,8 @@ from flask import Flask
 
 from dashboard import api, auth, overlay, pages
 from dashboard.hub import Hub
-from tablescan.store import EvidenceStore
-from tablescan.users import UserStore
+from dashboard.users import UserStore
+from evidence import EvidenceStore
 
 
 def _secret_key(data_dir: Path) -> bytes:
@@ -53,7 +53,7 @@ def create_app(
     if hub is None:
         hub = Hub(EvidenceStore(data))
     app.extensions["tablescan.hub"] = hub
-    app.extensions["tablescan.users"] = UserStore(data)
+    app.extensions["dashboard.users"] = UserStore(data)
     app.extensions["tablescan.counters"] = Counter[str]()
     app.before_request(auth.before_request)
     app.context_processor(lambda: {"csrf_token": auth.csrf_token, "user": auth.current_user()})

@@ -30,7 +30,7 @@ from flask import (
     url_for,
 )
 
-from tablescan.users import User, UserStore
+from dashboard.users import User, UserStore
 
 log = logging.getLogger(__name__)
 bp = Blueprint("auth", __name__)
@@ -47,7 +47,7 @@ def csrf_token() -> str:
 
 
 def users() -> UserStore:
-    return cast(UserStore, current_app.extensions["tablescan.users"])
+    return cast(UserStore, current_app.extensions["dashboard.users"])
 
 
 def current_user() -> User | None:

@@ -18,8 +18,8 @@ import numpy as np
 
 from engine.tractor.record_sim import simulate
 from engine.tractor.rules import Rules
-from tablescan.store import EvidenceStore
-from tablescan.store.live import LiveFiles
+from evidence import EvidenceStore
+from evidence.live import LiveFiles
 
 log = logging.getLogger(__name__)
 SUIT = {"S": "spades", "H": "hearts", "C": "clubs", "D": "diamonds"}

@@ -20,7 +20,7 @@ from typing import Any
 
 from dashboard.engine_adapter import make_referee
 from dashboard.view import public_view, table_view
-from tablescan.store import EvidenceStore, StoreError
+from evidence import EvidenceStore, StoreError
 
 log = logging.getLogger(__name__)
 

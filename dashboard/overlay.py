@@ -22,7 +22,7 @@ WIDGETS = ("score", "players", "trick", "last", "bottom")
 def _check(tid: str) -> float:
     """The token must open this table; returns the effective delay in seconds."""
     token = request.args.get("token", "")
-    if current_app.extensions["tablescan.users"].overlay_table(token) != tid:
+    if current_app.extensions["dashboard.users"].overlay_table(token) != tid:
         current_app.extensions["tablescan.counters"]["overlay_refused"] += 1
         abort(403, "overlay token missing or not valid for this table")
     floor = float(current_app.config["OVERLAY_MIN_DELAY_S"])
@@ -58,7 +58,7 @@ def state(tid: str) -> Any:
 def stream(tid: str) -> Any:
     delay = _check(tid)
     ping = float(current_app.config["SSE_PING_S"])
-    users, token = current_app.extensions["tablescan.users"], request.args.get("token", "")
+    users, token = current_app.extensions["dashboard.users"], request.args.get("token", "")
     body = delayed_stream(
         hub(), tid, delay, ping, hub().clock, lambda: users.overlay_table(token) == tid
     )

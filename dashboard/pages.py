@@ -33,7 +33,7 @@ def table(tid: str) -> str:
     user = current_user()
     links = []
     if user is not None and user.role == "head":
-        links = current_app.extensions["tablescan.users"].overlay_links(tid)
+        links = current_app.extensions["dashboard.users"].overlay_links(tid)
     return render_template("table.html", page="table", tid=tid, links=links)
 
 
@@ -54,7 +54,7 @@ def corrections(tid: str) -> str:
 @bp.get("/tables/<tid>/calibration")
 @login_required
 def calibration(tid: str) -> str:
-    from tablescan.store.live import LiveFiles
+    from evidence.live import LiveFiles
     from vision.calibration import default_layout
 
     view = _table(tid).view
@@ -84,7 +84,7 @@ def health() -> str:
 def overlay_token(tid: str) -> str:
     _table(tid)
     user = current_user()
-    token = current_app.extensions["tablescan.users"].new_overlay_token(
+    token = current_app.extensions["dashboard.users"].new_overlay_token(
         tid, by=user.name if user else ""
     )
     url = url_for("overlay.page", tid=tid, token=token, _external=True)
@@ -97,11 +97,11 @@ def overlay_revoke(tid: str) -> Response:
     """Revoke one overlay link (form field ``link``: its id) or, without it, all of the
     table's links: a leaked link stops working, and an open overlay goes blank."""
     _table(tid)
-    from tablescan.users import UserError
+    from dashboard.users import UserError
 
     link = request.form.get("link") or None
     try:
-        current_app.extensions["tablescan.users"].revoke_overlay(tid, link)
+        current_app.extensions["dashboard.users"].revoke_overlay(tid, link)
     except UserError as e:
         abort(400, str(e))
     return redirect(url_for("pages.table", tid=tid))

@@ -116,9 +116,9 @@ def engine_report(args: argparse.Namespace) -> int:
 
 
 def live_demo(args: argparse.Namespace) -> int:
+    from evidence.store import EvidenceStore
     from tablescan.node import NodeHooks, demo_pipeline
-    from tablescan.store.evidence import EvidenceStore
-    from tablescan.store.hooks import store_hooks
+    from tablescan.store_hooks import store_hooks
 
     data = args.data
     if data is None:
@@ -149,7 +149,7 @@ def _start_dashboard(data: Path, port: int) -> Any:
     """The referee dashboard on 127.0.0.1 in a background thread, with a one-off login."""
     from dashboard.app import create_app
     from dashboard.serving import BackgroundServer
-    from tablescan.users import UserStore
+    from dashboard.users import UserStore
 
     app = create_app(data)
     try:

@@ -7,8 +7,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from tablescan.store import DEFAULT_DATA_DIR, EvidenceStore, StoreError
-from tablescan.store.export import export_bundle
+from evidence import DEFAULT_DATA_DIR, EvidenceStore, StoreError
+from evidence.export import export_bundle
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

@@ -16,8 +16,8 @@ from tablescan.node import Detector, NodeHooks, TableNode
 from vision.sources import Frame
 
 if TYPE_CHECKING:
+    from evidence.store import EvidenceStore
     from firmware_bridge.bridge import SeatBridge
-    from tablescan.store.evidence import EvidenceStore
 
 log = logging.getLogger(__name__)
 
@@ -143,8 +143,8 @@ def store_wiring(
     data: Path, cfg: TableConfig
 ) -> tuple[NodeHooks, list[Callable[[], None]], EvidenceStore]:
     """Events, rulings and evidence JPEGs chained into the evidence store under ``data``."""
-    from tablescan.store.evidence import EvidenceStore
-    from tablescan.store.hooks import store_hooks
+    from evidence.store import EvidenceStore
+    from tablescan.store_hooks import store_hooks
 
     store = EvidenceStore(data)
     hooks = NodeHooks(**store_hooks(store, cfg.table_id))
@@ -153,8 +153,8 @@ def store_wiring(
 
 def dashboard_calibration(data: Path, cfg: TableConfig) -> TableConfig:
     """Table corners entered on the dashboard's calibration page replace the config's."""
+    from evidence.live import LiveFiles
     from tablescan.config import ConfigError
-    from tablescan.store.live import LiveFiles
 
     saved = LiveFiles(data).calibration(cfg.table_id)
     if not saved or saved.get("method") != "points":
@@ -216,7 +216,7 @@ def live_frames(
     controller's link (``serial``: state, resend counters), with the dashboard."""
     import cv2
 
-    from tablescan.store.live import LiveFiles
+    from evidence.live import LiveFiles
 
     live = LiveFiles(data)
     last = [0.0]

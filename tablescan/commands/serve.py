@@ -12,7 +12,7 @@ import signal
 import sys
 import tempfile
 
-from tablescan.store import DEFAULT_DATA_DIR
+from evidence import DEFAULT_DATA_DIR
 
 log = logging.getLogger(__name__)
 
@@ -49,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
     import waitress
 
     from dashboard.app import create_app
-    from tablescan.users import UserStore
+    from dashboard.users import UserStore
 
     data = args.data or DEFAULT_DATA_DIR
     if args.demo and not args.data:  # a throw-away store, removed when the server stops
@@ -59,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
     app = create_app(
         data, OVERLAY_DELAY_S=args.overlay_delay, OVERLAY_MIN_DELAY_S=args.overlay_min_delay
     )
-    from tablescan.store.retention import RetentionLoop
+    from evidence.retention import RetentionLoop
 
     RetentionLoop(
         app.extensions["tablescan.hub"].store,

@@ -10,8 +10,8 @@ import argparse
 import getpass
 import sys
 
-from tablescan.store import DEFAULT_DATA_DIR
-from tablescan.users import ROLES, UserError, UserStore
+from dashboard.users import ROLES, UserError, UserStore
+from evidence import DEFAULT_DATA_DIR
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import argparse
 
-from tablescan.store import DEFAULT_DATA_DIR
-from tablescan.store.verify import verify_bundle, verify_store
+from evidence import DEFAULT_DATA_DIR
+from evidence.verify import verify_bundle, verify_store
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

@@ -14,10 +14,10 @@ from flask.testing import FlaskClient
 
 from dashboard.app import create_app
 from dashboard.hub import Hub
+from dashboard.users import UserStore
 from engine.tractor.record_sim import simulate
 from engine.tractor.rules import Rules
-from tablescan.store import EvidenceStore
-from tablescan.users import UserStore
+from evidence import EvidenceStore
 
 PASSWORD = "correct horse battery"
 FAST_HASH = 2**10  # scrypt cost for test users (the product default is 2**14)

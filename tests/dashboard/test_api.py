@@ -258,7 +258,7 @@ def test_referee_enters_a_violation_the_camera_cannot_see(client: tuple[FlaskCli
 def test_export_downloads_a_bundle_that_verifies(
     client: tuple[FlaskClient, str], tmp_path: Path
 ) -> None:
-    from tablescan.store.verify import verify_bundle
+    from evidence.verify import verify_bundle
 
     c, _ = client
     resp = c.get("/api/tables/t1/export?hand=1")

@@ -17,9 +17,9 @@ from playwright.sync_api import Browser, Page, sync_playwright
 from dashboard.app import create_app
 from dashboard.demo import render_frame
 from dashboard.hub import Hub
-from tablescan.store import EvidenceStore
-from tablescan.store.live import LiveFiles
-from tablescan.users import UserStore, overlay_link_id
+from dashboard.users import UserStore, overlay_link_id
+from evidence import EvidenceStore
+from evidence.live import LiveFiles
 from tests.dashboard.browser import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, LiveServer
 from tests.dashboard.conftest import FAST_HASH, PASSWORD, match_record
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from dashboard.hub import Hub
 from engine.tractor.referee import Referee
 from engine.tractor.rules import Rules
-from tablescan.store import EvidenceStore
+from evidence import EvidenceStore
 from tests.dashboard.conftest import match_record
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -32,7 +32,7 @@ def test_hub_follows_a_writer_in_another_process(tmp_path: Path) -> None:
             [
                 sys.executable,
                 "-m",
-                "tablescan.store.writer",
+                "tests.store.writer",
                 str(record),
                 "--data",
                 str(data),

@@ -9,7 +9,7 @@ from typing import Any
 from flask import Flask
 
 from dashboard.hub import Hub
-from tablescan.users import UserStore
+from dashboard.users import UserStore
 from tests.dashboard.conftest import Clock, match_record
 from tests.dashboard.test_api import read_sse
 

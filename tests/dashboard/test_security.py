@@ -9,8 +9,8 @@ import pytest
 from flask import Flask
 
 from dashboard.hub import Hub
+from dashboard.users import UserStore, overlay_link_id
 from tablescan.commands import serve
-from tablescan.users import UserStore, overlay_link_id
 from tests.dashboard.conftest import PASSWORD, feed, login, match_record
 
 API_GETS = [

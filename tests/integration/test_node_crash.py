@@ -13,10 +13,10 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from evidence import EvidenceStore
+from evidence.verify import verify_store
 from tablescan.config import load_config
 from tablescan.node import TableNode, played
-from tablescan.store import EvidenceStore
-from tablescan.store.verify import verify_store
 from vision.render_match import LabelDetector, RenderResult, read_truth
 from vision.sources import open_source
 

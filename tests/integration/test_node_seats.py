@@ -10,13 +10,13 @@ from typing import Any
 
 import pytest
 
+from evidence.live import LiveFiles
 from firmware_bridge import virtual
 from firmware_bridge.mapping import LedPlanner, lights_from_state
 from firmware_bridge.protocol import Led
 from tablescan.commands.run import SeatButtons, live_frames, store_wiring
 from tablescan.config import load_config
 from tablescan.node import TableNode
-from tablescan.store.live import LiveFiles
 from vision.render_match import LabelDetector, RenderResult
 from vision.sources import open_source
 

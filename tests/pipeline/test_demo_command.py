@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tablescan.store.evidence import EvidenceStore
+from evidence.store import EvidenceStore
 from vision.render_match import RenderResult
 
 

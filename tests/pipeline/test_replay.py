@@ -100,8 +100,8 @@ def test_a_frame_of_noise_is_not_read_as_cards(clip: RenderResult, tmp_path: Pat
 def test_run_chains_the_record_into_the_evidence_store(clip: RenderResult, tmp_path: Path) -> None:
     """``tablescan run --data DIR``: events, rulings and evidence JPEGs land in the store, and
     the dashboard's live frame (hands masked) and health are shared."""
-    from tablescan.store.evidence import EvidenceStore
-    from tablescan.store.live import LiveFiles
+    from evidence.live import LiveFiles
+    from evidence.store import EvidenceStore
 
     data = tmp_path / "data"
     proc = subprocess.run(

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from tablescan.store import EvidenceStore, StoreError
-from tablescan.store.verify import verify_store
+from evidence import EvidenceStore, StoreError
+from evidence.verify import verify_store
 from tests.store.records import sample_record
 
 

@@ -9,10 +9,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+from dashboard.users import UserStore
+from evidence import EvidenceStore
 from tablescan.cli import main
-from tablescan.store import EvidenceStore
-from tablescan.store.hooks import store_hooks
-from tablescan.users import UserStore
+from tablescan.store_hooks import store_hooks
 from tests.store.records import sample_record
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -10,8 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tablescan.store import EvidenceStore
-from tablescan.store.verify import verify_store
+from evidence import EvidenceStore
+from evidence.verify import verify_store
 from tests.store.records import sample_record
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -22,7 +22,7 @@ def start_writer(data: Path, record: Path, delay: float) -> subprocess.Popen[str
         [
             sys.executable,
             "-m",
-            "tablescan.store.writer",
+            "tests.store.writer",
             str(record),
             "--data",
             str(data),

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from tablescan.store import EvidenceStore, StoreError
-from tablescan.store.export import export_bundle
-from tablescan.store.verify import verify_bundle
+from evidence import EvidenceStore, StoreError
+from evidence.export import export_bundle
+from evidence.verify import verify_bundle
 from tests.store.records import sample_record
 
 

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tablescan.store import EvidenceStore
-from tablescan.store.retention import (
+from evidence import EvidenceStore
+from evidence.retention import (
     RetentionLoop,
     close_dispute,
     open_dispute,
     protected_media,
     prune,
 )
-from tablescan.store.verify import verify_store
+from evidence.verify import verify_store
 from tests.store.records import sample_record
 
 

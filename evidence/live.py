@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from tablescan.store.evidence import _check_table
+from evidence.store import _check_table
 
 
 class LiveFiles:

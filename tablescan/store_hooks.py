@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from tablescan.store.evidence import EvidenceStore
+from evidence.store import EvidenceStore
 
 
 def store_hooks(store: EvidenceStore, table: str) -> dict[str, Callable[..., Any]]:

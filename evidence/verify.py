@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tablescan.store.chain import GENESIS, canonical_json, link_hash, sha256_bytes, sha256_file
-from tablescan.store.schema import DB_NAME, MEDIA_DIR
+from evidence.chain import GENESIS, canonical_json, link_hash, sha256_bytes, sha256_file
+from evidence.schema import DB_NAME, MEDIA_DIR
 
 BUNDLE_FORMAT = "tablescan-bundle/1"
 EOCD_SIG = b"PK\x05\x06"

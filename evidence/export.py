@@ -18,10 +18,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tablescan.store.chain import canonical_json, is_sha256, sha256_bytes
-from tablescan.store.evidence import EvidenceStore, Row, StoreError
-from tablescan.store.retention import _cited_seqs, _strings
-from tablescan.store.verify import BUNDLE_FORMAT, EOCD_SIG, SEAL_PREFIX, manifest_hash
+from evidence.chain import canonical_json, is_sha256, sha256_bytes
+from evidence.retention import _cited_seqs, _strings
+from evidence.store import EvidenceStore, Row, StoreError
+from evidence.verify import BUNDLE_FORMAT, EOCD_SIG, SEAL_PREFIX, manifest_hash
 
 
 @dataclass(frozen=True)

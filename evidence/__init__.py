@@ -1,7 +1,7 @@
 """Evidence store: the node's tamper-evident match record, rulings, actions and media."""
 
-from tablescan.store.evidence import DEFAULT_DATA_DIR, EvidenceStore, Row, StoreError
-from tablescan.store.verify import Problem, VerifyReport
+from evidence.store import DEFAULT_DATA_DIR, EvidenceStore, Row, StoreError
+from evidence.verify import Problem, VerifyReport
 
 __all__ = [
     "DEFAULT_DATA_DIR",

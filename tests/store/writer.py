@@ -5,7 +5,7 @@ It is what the crash test kills with SIGKILL and restarts: on restart it re-send
 from the start, and the store's idempotent re-send turns already stored events into no-ops, so
 nothing acknowledged is lost and nothing is stored twice. Usage::
 
-    python -m tablescan.store.writer --data DIR --table T RECORD.jsonl [--delay 0.01]
+    python -m tests.store.writer --data DIR --table T RECORD.jsonl [--delay 0.01]
 """
 
 from __future__ import annotations
@@ -16,11 +16,11 @@ import sys
 import time
 from collections.abc import Sequence
 
-from tablescan.store.evidence import DEFAULT_DATA_DIR, EvidenceStore
+from evidence.store import DEFAULT_DATA_DIR, EvidenceStore
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m tablescan.store.writer")
+    p = argparse.ArgumentParser(prog="python -m tests.store.writer")
     p.add_argument("record", help="match record (JSON Lines) to replay")
     p.add_argument("--data", default=DEFAULT_DATA_DIR)
     p.add_argument("--table", required=True)

@@ -16,8 +16,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from tablescan.store.chain import is_sha256
-from tablescan.store.evidence import EvidenceStore
+from evidence.chain import is_sha256
+from evidence.store import EvidenceStore
 
 log = logging.getLogger(__name__)
 
