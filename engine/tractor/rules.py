@@ -166,10 +166,22 @@ class Rules:
     table: tuple[tuple[str, str], ...] = field(default=(), compare=False)
 
     @classmethod
-    def load(cls, profile: str | Path = "standard", **overrides: Any) -> Rules:
-        """A profile id (``xize-1h``) or a TOML path; ``overrides`` set keys, e.g. ``decks=4``
-        or ``tractor__gap=False`` (section and key joined by a double underscore)."""
-        return load_rules(profile, overrides)
+    def load(
+        cls,
+        profile: str | Path = "standard",
+        options: Mapping[str, Any] | None = None,
+        **overrides: Any,
+    ) -> Rules:
+        """A profile id (``xize-1h``) or a TOML path; ``options`` set keys as the record
+        does, ``{"section.key": value}`` (``{"decks": 4, "tractor.gap": False}``), the same
+        form as Gouji's; ``overrides`` are the keyword form (``tractor__gap=False``)."""
+        merged = {str(k).replace(".", "__"): v for k, v in (options or {}).items()}
+        return load_rules(profile, {**merged, **overrides})
+
+    @staticmethod
+    def ids() -> list[str]:
+        """Every profile shipped in ``profiles/``, ``standard`` first."""
+        return profile_ids()
 
     def penalty(self, rule: str) -> Penalty:
         """The profile's penalty for a violation id (``revoke``, ``failed_throw``, ...). A

@@ -1,0 +1,134 @@
+"""The one game registry: a game name → its rules loader, referee class and profile ids.
+
+In the style of python-chess's ``find_variant``: every caller that needs a game's rules or a
+referee (the table node, the dashboard, ``tablescan judge``, ``tablescan profiles``) asks here,
+so a new game is one ``Game`` entry and the callers need no edit. Imports of a game's modules
+are lazy: a game whose engine fails to import fails only when used, with a clear error.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol, cast
+
+from engine.record import Event, RecordError
+
+
+class RefereeLike(Protocol):
+    """The shared referee interface (CONTRIBUTING.md): both games' referees have this shape."""
+
+    def feed(self, event: Event) -> list[dict[str, Any]]: ...
+
+    def state(self) -> dict[str, Any]: ...
+
+    def report(self) -> dict[str, Any]: ...
+
+
+@dataclass(frozen=True)
+class Game:
+    """One game: its record name, the people's name, and where its engine lives."""
+
+    name: str  #: the record's ``game`` (``tractor``, ``gouji``)
+    title: str  #: how people call it
+    rules_module: str
+    rules_class: str
+    referee_module: str
+    referee_class: str
+
+    def _attr(self, module: str, attr: str) -> Any:
+        try:
+            mod = importlib.import_module(module)
+        except ImportError as e:
+            raise RecordError(
+                f"the {self.name} engine ({module}) is not available: {e}", field="game"
+            ) from None
+        found = getattr(mod, attr, None)
+        if found is None:
+            raise RecordError(f"{module} has no {attr}", field="game")
+        return found
+
+    @property
+    def rules(self) -> Any:
+        """The game's ``Rules`` class."""
+        return self._attr(self.rules_module, self.rules_class)
+
+    @property
+    def referee(self) -> type[RefereeLike]:
+        """The game's referee class (the shared interface)."""
+        return cast(type[RefereeLike], self._attr(self.referee_module, self.referee_class))
+
+    def profile_ids(self) -> list[str]:
+        """Every rule profile the game ships."""
+        return list(self.rules.ids())
+
+    def load_rules(self, profile: str | Path, options: Mapping[str, Any] | None = None) -> Any:
+        """The profile's rules with ``options`` (``{"section.key": value}``) applied last."""
+        loader = cast(Callable[..., Any], self.rules.load)
+        return loader(profile, dict(options) if options else None)
+
+
+GAMES: dict[str, Game] = {
+    g.name: g
+    for g in (
+        Game(
+            "tractor",
+            "80-points / Tractor (八十分, 升级, 拖拉机)",
+            "engine.tractor.rules",
+            "Rules",
+            "engine.tractor.referee",
+            "Referee",
+        ),
+        Game(
+            "gouji",
+            "Gouji (够级)",
+            "engine.gouji.rules",
+            "Rules",
+            "engine.gouji.referee",
+            "GoujiReferee",
+        ),
+    )
+}
+
+
+def games() -> list[Game]:
+    """Every registered game, in registry order."""
+    return list(GAMES.values())
+
+
+def find_game(name: str) -> Game:
+    """The game called ``name``; a clear error naming the known ones otherwise."""
+    game = GAMES.get(str(name))
+    if game is None:
+        raise RecordError(f"unknown game {name!r} (known: {', '.join(GAMES)})", field="game")
+    return game
+
+
+def game_of_profile(profile: str | Path) -> Game:
+    """The game a profile id (or a TOML path of an 80-points sheet) belongs to."""
+    text = str(profile)
+    for game in games():
+        if text in game.profile_ids():
+            return game
+    if text.endswith(".toml"):
+        return GAMES["tractor"]
+    known = "; ".join(f"{g.name}: {', '.join(g.profile_ids())}" for g in games())
+    raise RecordError(f"unknown profile {text!r} ({known})", field="profile")
+
+
+def referee_for(match_start: Event, profile: str | None = None) -> RefereeLike:
+    """The referee for a match, its rules loaded from the record's profile (or ``profile``)
+    and the record's ``options``. The one way to build a referee."""
+    if match_start.get("type") != "match_start":
+        raise RecordError(
+            f"referee_for needs a match_start event, got {match_start.get('type')!r}",
+            field="type",
+        )
+    game = find_game(str(match_start.get("game")))
+    chosen = profile or match_start.get("profile")
+    if not chosen:
+        raise RecordError("match_start names no profile", field="profile")
+    rules = game.load_rules(str(chosen), match_start.get("options") or None)
+    return game.referee(rules)  # type: ignore[call-arg]
