@@ -182,6 +182,8 @@ class HandState:
     end_reason: str = ""
     result: dict[str, Any] | None = None
     levels_before: list[str] = field(default_factory=list)
+    levels_after: list[str] | None = None
+    """Each team's level once the deal is scored (None before, or without an outcome)."""
     seen: Counter[Card] = field(default_factory=Counter)
     trump_unknown: bool = False
     missed: set[int] = field(default_factory=set)
@@ -672,7 +674,8 @@ class Referee:
             return
         ctx = context(trump, self.rules)
         in_suit = [c for c in rec.cards if ctx.info[c].suit == lead.suit]
-        structured = any(u.width > 1 for u in lead.units)
+        # a 5-10-K (width 1, three linked ranks) is a structured unit like a pair or tractor
+        structured = any(u.width > 1 or u.length > 1 for u in lead.units)
         kn = h.seats[rec.seat]
         if len(in_suit) < len(lead.cards):
             kn.voids.add(lead.suit)
@@ -903,7 +906,8 @@ class Referee:
                 else:
                     levels[b_team] = str(out["new_level"])
             self.levels = levels
-            doc["levels_after"] = levels
+            h.levels_after = list(levels)
+            doc["levels_after"] = list(levels)
         self._out.append({"kind": "hand", "hand": h.hand, "outcome": doc["outcome"]})
 
     def _hand_doc(self, h: HandState) -> dict[str, Any]:
@@ -971,6 +975,7 @@ class Referee:
             "violations": [self._violation_doc(v) for v in h.violations],
             "outcome": outcome,
             "end": h.end_reason or None,
+            **({"levels_after": list(h.levels_after)} if h.levels_after is not None else {}),
             "audit": {
                 "deal_known": self._deal_known(h),
                 # with the whole deal known an open follow or throw is proven legal; without

@@ -47,10 +47,17 @@ def _rank(play: Combo, lead: Combo, trump: Trump, rules: Rules) -> tuple[int, in
         return None
     top = _deciding(lead)
     keys = [u.key for u in play.units if u.shape == top.shape]
-    if not keys:
-        # The ruff holds the deciding shape inside a bigger unit (two pairs inside a tractor):
-        # compare by its top card, in card strength like a pair's key.
-        keys = [ctx.info[u.cards[0]].strength for u in _units_covering(play, top)]
+    if top.length == 1 or not keys:
+        # The ruff may hold the deciding shape inside a bigger unit (a pair inside a trump
+        # tractor): that unit counts by its top group, in card strength like a group's key.
+        # When the deciding unit is a group (the lead has no tractor) a group's key is its
+        # card strength too, so the ruff's largest group decides, wherever it sits (000:
+        # 「敲牌时，以最大对子…或最大牌为大」).
+        keys += [
+            ctx.info[u.cards[0]].strength
+            for u in _units_covering(play, top)
+            if u.shape != top.shape
+        ]
     return (1, top.width, max(keys)) if keys else None
 
 
