@@ -9,16 +9,17 @@ is a ``ProfileError`` naming the file and the key.
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from importlib import resources
 from importlib.resources.abc import Traversable
 from typing import Any
 
+from engine.errors import ProfileError
+
+__all__ = ["ProfileError", "Rules", "load_profile"]  # ProfileError: re-exported, engine.errors
+
 CORE_ID = "gouji-core"
-
-
-class ProfileError(ValueError):
-    """A profile file that cannot be loaded; the message names the file and the key."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,9 +136,10 @@ class Rules:
     unjudged: tuple[str, ...]
 
     @staticmethod
-    def load(profile_id: str, options: dict[str, Any] | None = None) -> Rules:
-        """The profile ``profile_id`` (e.g. ``gouji-bie3``), with optional overrides
-        ``{"section.key": value}`` applied last."""
+    def load(profile_id: str, options: Mapping[str, Any] | None = None) -> Rules:
+        """The profile ``profile_id`` (e.g. ``gouji-bie3``), with the record's ``options``
+        set last: ``{"section.key": value}`` (``{"sets.tieqian": False}``), the one form both
+        games take."""
         return load_profile(profile_id, options)
 
     @staticmethod
@@ -249,7 +251,7 @@ def _merge(
 
 
 def load_profile(
-    profile_id: str, options: dict[str, Any] | None = None, folder: Traversable | None = None
+    profile_id: str, options: Mapping[str, Any] | None = None, folder: Traversable | None = None
 ) -> Rules:
     """Read ``gouji-core``, merge the profile over it, check every key and citation.
     ``folder`` reads the profile (not the core) from elsewhere, for tests and local sheets."""
@@ -275,9 +277,16 @@ def load_profile(
         raise ProfileError(f"{where}: key id: {over.get('id')!r} does not match the file name")
     for dotted, value in (options or {}).items():
         section, _, key = str(dotted).partition(".")
-        if section not in merged or not isinstance(merged[section], dict) or not key:
+        names = (
+            set(_GOUJI_RANKS)
+            if section == "gouji"
+            else {f.name for f in fields(_SECTIONS[section])}
+            if section in _SECTIONS
+            else set()
+        )
+        if key not in names:
             raise ProfileError(f"options: key {dotted!r}: unknown (use 'section.key')")
-        merged[section][key] = value
+        merged.setdefault(section, {})[key] = value
     built: dict[str, Any] = {}
     for section, cls in _SECTIONS.items():
         body = merged.get(section, {})

@@ -113,6 +113,10 @@ def test_options_override_and_bad_option() -> None:
     assert Rules.load("gouji-core", {"sets.tieqian": False}).sets.tieqian is False
     with pytest.raises(ProfileError, match=r"options: key 'nope'"):
         Rules.load("gouji-core", {"nope": 1})
+    with pytest.raises(ProfileError, match=r"options: key 'sets.bogus': unknown"):
+        Rules.load("gouji-core", {"sets.bogus": 1})
+    with pytest.raises(ProfileError, match=r"key sets\.tieqian: expected bool"):
+        Rules.load("gouji-core", {"sets.tieqian": 1})
 
 
 def test_profiles_differ_where_the_sheets_differ() -> None:

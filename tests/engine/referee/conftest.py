@@ -22,9 +22,9 @@ class Table:
         suit: str | None = "S",
         banker: int = 0,
         bury: int | None = None,
-        **overrides: Any,
+        options: dict[str, Any] | None = None,
     ) -> None:
-        self.rules = Rules.load(profile, **overrides)
+        self.rules = Rules.load(profile, options)
         self.ref = Referee(self.rules)
         self.counter = SeqCounter()
         self.events: list[dict[str, Any]] = []

@@ -124,7 +124,7 @@ def test_mixed_lead_is_illegal(table: type[Table]) -> None:
 
 def test_throw_where_the_profile_allows_none(table: type[Table]) -> None:
     """C1 #2: a lead is one unit when the profile forbids throws (option throw.allowed)."""
-    t = table(throw__allowed=False)
+    t = table(options={"throw.allowed": False})
     s = t.trick((0, "AH KH"), (1, "3H 4H"))
     assert "throw" in _only(t, s[0], "illegal_lead")["detail"]
 

@@ -62,7 +62,7 @@ def test_perm_h5_is_top_trump() -> None:
 
 def test_perm_twos_option() -> None:
     # online-juese, 2 as 常主: 主 10, 副 10, 主 2, 副 2, then the trump suit.
-    rules = Rules.load("online-juese", perm_twos=True)
+    rules = Rules.load("online-juese", {"trumps.perm_twos": True})
     t = Trump("10", "S")
     assert trick_winner(["AS", "2C", "2S", "10D"], t, rules) == 3
     assert trick_winner(["AS", "2C", "2S"], t, rules) == 2
@@ -158,7 +158,7 @@ def test_failed_throw_forced_play(
     pid: str, throw: str, others: list[str], forced: str, cite: str
 ) -> None:
     assert cite
-    rules = Rules.load(pid, levels__start="2") if pid != "community-10ka" else Rules.load(pid)
+    rules = Rules.load(pid, {"levels.start": "2"}) if pid != "community-10ka" else Rules.load(pid)
     level = "10" if pid == "community-10ka" else "2"
     check = check_throw(throw, others, Trump(level, "H"), rules)
     assert not check.ok
@@ -248,7 +248,9 @@ def test_four_deck_throw_beaten_by_a_quad() -> None:
 
 def test_kangqi_deal_level_cards_are_plain() -> None:
     # 扛旗: 这时只有红五、大王、小王是主 / 而且不留底牌，全部抓光
-    rules = Rules.load("chaodipi-h5-glossary", hand=27, bottom=0, level_cards=False)
+    rules = Rules.load(
+        "chaodipi-h5-glossary", {"cards.hand": 27, "cards.bottom": 0, "trumps.level_cards": False}
+    )
     t = Trump("A", None)
     assert classify("AS", t, rules).suit == "S"
     assert classify("5H", t, rules).suit == "T"

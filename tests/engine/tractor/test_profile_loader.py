@@ -25,8 +25,9 @@ def test_inherits_standard_and_marks_it() -> None:
 
 
 def test_overrides_and_path(tmp_path: Path) -> None:
-    four = Rules.load("standard", decks=4, hand=52, tractor__triples=True)
+    four = Rules.load("standard", {"cards.decks": 4, "cards.hand": 52, "tractor.triples": True})
     assert (four.decks, four.hand, four.tractor.triples) == (4, 52, True)
+    assert "cards.decks" not in four.inherited
     p = write(tmp_path, 'name = "house rules"\n[tractor]\njoker = false\n')
     rules = Rules.load(p)
     assert rules.id == "custom" and not rules.tractor.joker and rules.inherits == "standard"
@@ -89,9 +90,28 @@ def test_missing_value_without_parent(tmp_path: Path) -> None:
 def test_unknown_profile_and_override(tmp_path: Path) -> None:
     with pytest.raises(ProfileError, match=r"unknown .*known: standard"):
         Rules.load("no-such-profile")
-    with pytest.raises(ProfileError, match="override 'colour'"):
-        Rules.load("standard", colour="red")
+    with pytest.raises(ProfileError, match=r"options: key 'colour': unknown \(use 'section.key'\)"):
+        Rules.load("standard", {"colour": "red"})
+    with pytest.raises(ProfileError, match=r"options: key 'decks': unknown \(use 'cards.decks'\)"):
+        Rules.load("standard", {"decks": 4})
+    with pytest.raises(ProfileError, match=r"options: key 'tractor.colour': unknown"):
+        Rules.load("standard", {"tractor.colour": True})
+    with pytest.raises(ProfileError, match=r"key 'tractor.gap': expected bool"):
+        Rules.load("standard", {"tractor.gap": 1})
     with pytest.raises(ProfileError, match="not valid TOML"):
         Rules.load(write(tmp_path, "[cards\n"))
     with pytest.raises(ProfileError, match="no such profile file"):
         Rules.load(tmp_path / "absent.toml")
+
+
+def test_a_deck_count_alone_derives_the_hand_from_the_sheets_bottom() -> None:
+    """``Rules.load``'s own example: four decks on ``standard`` is the four-deck sheet's table
+    (TRACTOR.md B7: 52 cards each, a bottom of 8), not an impossible one."""
+    four = Rules.load("standard", {"cards.decks": 4})
+    assert (four.decks, four.hand, four.bottom) == (4, 52, 8)
+    sheet = Rules.load("four-deck")
+    assert (sheet.hand, sheet.bottom) == (four.hand, four.bottom)
+    given = Rules.load("standard", {"cards.decks": 1, "cards.hand": 12})
+    assert (given.hand, given.bottom) == (12, 6)
+    with pytest.raises(ProfileError, match=r"options: key 'cards.decks': 3 decks .*cards.hand"):
+        Rules.load("standard", {"cards.decks": 3})
