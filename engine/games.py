@@ -14,13 +14,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, cast
 
-from engine.record import Event, RecordError
+from engine.record import Event, RecordError, Ruling
 
 
 class RefereeLike(Protocol):
     """The shared referee interface (CONTRIBUTING.md): both games' referees have this shape."""
 
-    def feed(self, event: Event) -> list[dict[str, Any]]: ...
+    def feed(self, event: Event) -> list[Ruling]: ...
 
     def state(self) -> dict[str, Any]: ...
 

@@ -4,8 +4,8 @@ and dispute exports (docs/record-format.md).
 ``record_schema.json`` beside this file is the single source of truth for what a valid event
 is; a small in-house validator applies it, so there is no schema dependency and no second copy
 of the rules in code. Events stay plain dicts (JSON-ready, what the store keeps); this module
-validates them, checks the ``seq`` chain, reads and writes JSON Lines, and picks the referee
-class for a match.
+validates them, checks the ``seq`` chain, and reads and writes JSON Lines. Which referee judges
+a match is ``engine.games``' business.
 
 Reading never stops at a bad line: ``read_record`` returns the good events and one
 ``RecordError`` per bad line (with its line number), and the caller judges what is left.
@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import IO, Any, Protocol, cast
+from typing import IO, Any, cast
 
 from engine.cards import Card, parse_cards
 
@@ -29,7 +29,13 @@ log = logging.getLogger(__name__)
 
 VERSION = 1
 Event = dict[str, Any]
-"""A validated record event: a JSON object with at least ``v``, ``seq``, ``t`` and ``type``."""
+"""A validated record event: a JSON object with at least ``v``, ``seq``, ``t`` and ``type``
+(record_schema.json says which fields each type has). A plain dict on purpose: it is what the
+store keeps and the wire carries, and the schema, not a second copy in types, is the truth."""
+Ruling = dict[str, Any]
+"""One finding a referee's ``feed`` returns: ``kind`` (``violation``, ``withdrawn``, ``trick``,
+``hand``, ``error``) and that kind's fields (docs/record-format.md, "Violations in the
+report"). A plain dict for the same reason as ``Event``: stored and sent as JSON."""
 
 COMMON_FIELDS = ("v", "seq", "t", "type")
 
@@ -390,47 +396,3 @@ def correction_problem(correction: Event, target: Event | None) -> str | None:
                 f"{target['type']} event"
             )
     return None
-
-
-# --- picking the referee ---------------------------------------------------------------------
-
-
-class RefereeLike(Protocol):
-    """The shared referee interface (CONTRIBUTING.md): both games' referees have this shape."""
-
-    def feed(self, event: Event) -> list[dict[str, Any]]: ...
-
-    def state(self) -> dict[str, Any]: ...
-
-    def report(self) -> dict[str, Any]: ...
-
-
-def referee_for(match_start: Event) -> type[Any]:
-    """The referee class for the match's game: tractor → ``engine.tractor.referee.Referee``,
-    gouji → ``engine.gouji.referee.GoujiReferee`` (imported lazily, so a game whose engine is
-    missing fails only when used, with a clear error)."""
-    if match_start.get("type") != "match_start":
-        raise RecordError(
-            f"referee_for needs a match_start event, got {match_start.get('type')!r}",
-            field="type",
-        )
-    game = match_start.get("game")
-    target = {
-        "tractor": ("engine.tractor.referee", "Referee"),
-        "gouji": ("engine.gouji.referee", "GoujiReferee"),
-    }.get(str(game))
-    if target is None:
-        raise RecordError(f"unknown game {game!r} (known: tractor, gouji)", field="game")
-    import importlib
-
-    module_name, cls_name = target
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError as e:
-        raise RecordError(
-            f"the {game} referee ({module_name}.{cls_name}) is not available: {e}", field="game"
-        ) from None
-    cls = getattr(module, cls_name, None)
-    if cls is None:
-        raise RecordError(f"{module_name} has no {cls_name}", field="game")
-    return cast(type[Any], cls)

@@ -1,6 +1,7 @@
 """Gouji (够级): rule profiles, plays and comparison, turn flow, referee, scoring, simulator.
 
-The stable public API: ``Rules.load(ID)``, ``beats(prev, play, rules)``,
+The stable public API: ``Rules.load(ID, options)`` (options ``{"section.key": value}``, as
+80-points takes them), ``beats(prev, play, rules)``,
 ``is_gouji(play, rules)`` and ``valid_set(play, rules)``; cards in the shared notation.
 
 Modules, one job each:

@@ -19,10 +19,9 @@ from engine.gouji.plays import Shape, analyse, holds_gouji
 from engine.gouji.rules import Rules
 from engine.gouji.scoring import PLACE_NAMES, Outcome, score
 from engine.gouji.table import SEATS, Burn, Table, entry_formula
-from engine.record import apply_corrections, correction_problem, event_types
+from engine.record import Event, Ruling, apply_corrections, correction_problem, event_types
 
 log = logging.getLogger(__name__)
-Event = dict[str, Any]
 COPIES = 4  # of each face in the four decks (「共216张牌」 L247)
 REPORT_AT = 10  # 报户 at 10 cards or fewer (C15)
 
@@ -66,7 +65,7 @@ class GoujiReferee:
         self.hands: list[dict[str, Any]] = []
         self.violations: list[dict[str, Any]] = []
         self.errors: list[dict[str, Any]] = []
-        self.rulings: list[dict[str, Any]] = []
+        self.rulings: list[Ruling] = []
         self.evidence: dict[int, str | None] = {}
         self.profile_seen: str | None = None
         self.seats: list[str] = []
@@ -74,7 +73,7 @@ class GoujiReferee:
         self.last_t: float | None = None  # time of the last set or pass of this deal
 
     # --- the interface -----------------------------------------------------------------------
-    def feed(self, event: Event) -> list[dict[str, Any]]:
+    def feed(self, event: Event) -> list[Ruling]:
         """Judge one event; returns the rulings it produced. A correction re-judges the whole
         record with the corrected event, and returns the rulings that changed."""
         if not isinstance(event.get("seq"), int):
@@ -601,5 +600,5 @@ class GoujiReferee:
         }
 
 
-def _key(r: dict[str, Any]) -> tuple[Any, ...]:
+def _key(r: Ruling) -> tuple[Any, ...]:
     return (r.get("kind"), r.get("rule"), r.get("seat"), r.get("at_seq"), r.get("problem"))

@@ -5,7 +5,8 @@ Public API (other tools call it; keep it stable)::
     from engine.cards import parse_cards
     from engine.tractor import (Rules, Trump, legal_follow, trick_winner, check_throw,
                                 bottom_multiplier, level_outcome)
-    rules = Rules.load("ID", **overrides)        # profile id or TOML path; e.g. decks=4
+    rules = Rules.load("ID", options)            # profile id or TOML path; options as the
+                                                 # record's: {"cards.decks": 4} (hand derived)
     trump = Trump(level="2", suit="H")           # suit=None: no-trump
     legal_follow(lead, hand, play, trump, rules) # -> Verdict(ok, reason, rule)
     trick_winner(plays, trump, rules)            # plays[0] is the lead -> winner index
@@ -23,7 +24,9 @@ strings, lists of strings or ``Card`` objects; violation ids are ``wrong_count``
 ``not_in_hand``, ``revoke``, ``missed_pair``, ``missed_tractor`` (four-deck triples/quads and
 5-10-K included), ``illegal_declaration``, ``illegal_overcall``.
 
-Profiles live in ``engine/tractor/profiles/<id>.toml`` (``tablescan profiles``).
+Profiles live in ``engine/tractor/profiles/<id>.toml`` (``tablescan profiles``); a bad one
+is an ``engine.errors.ProfileError`` (re-exported here), the same class as Gouji's. To build
+a referee for a record, ask the registry: ``engine.games.referee_for(match_start)``.
 """
 
 from engine.tractor.combos import Combo, Unit, classify

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.cards import Card, CardError, parse_cards
-from engine.record import Event, apply_corrections, correction_problem
+from engine.record import Event, Ruling, apply_corrections, correction_problem
 from engine.tractor.combos import Combo, classify
 from engine.tractor.declare import read_declaration, trump_of
 from engine.tractor.follow import judge_follow
@@ -37,8 +37,6 @@ from engine.tractor.rules import Rules
 from engine.tractor.scoring import bottom_bonus, bottom_multiplier, level_outcome
 from engine.tractor.throws import check_throw
 from engine.tractor.trick import winner_of
-
-Ruling = dict[str, Any]
 
 RULES_DOC = {
     "revoke": "did not follow the led suit while holding it (未跟花色)",

@@ -14,7 +14,8 @@ import logging
 import sys
 from typing import Any
 
-from engine.record import Event, RecordError, read_record, referee_for
+from engine.games import game_of_profile, referee_for
+from engine.record import Event, RecordError, Ruling, read_record
 
 log = logging.getLogger(__name__)
 
@@ -27,56 +28,20 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.set_defaults(func=run)
 
 
-def game_of(profile: str) -> str:
-    """``tractor`` or ``gouji`` for a profile id; a ValueError listing both if unknown."""
-    from engine.tractor import profile_ids
-
-    if profile in profile_ids() or profile.endswith(".toml"):
-        return "tractor"
-    try:
-        from engine.gouji.rules import Rules as GoujiRules
-    except ImportError:
-        gouji: list[str] = []
-    else:
-        gouji = GoujiRules.ids()
-    if profile in gouji:
-        return "gouji"
-    raise ValueError(
-        f"unknown profile {profile!r}; 80-points: {', '.join(profile_ids())}; "
-        f"Gouji: {', '.join(gouji) or '(engine not installed)'}"
-    )
-
-
-def load_rules(game: str, profile: str, options: dict[str, Any] | None = None) -> Any:
-    """The game's ``Rules`` for ``profile`` with the record's ``options`` overrides."""
-    if game == "gouji":
-        try:
-            from engine.gouji.rules import Rules as GoujiRules
-        except ImportError as e:
-            raise ValueError(f"the Gouji engine is not available: {e}") from None
-        return GoujiRules.load(profile, options or None)
-    from engine.tractor import Rules
-
-    return Rules.load(profile, **(options or {}))
-
-
-def judge_events(events: list[Event], profile: str | None) -> tuple[Any, list[dict[str, Any]]]:
-    """Feed a record to the right referee; returns (referee, rulings in order)."""
+def judge_events(events: list[Event], profile: str | None) -> tuple[Any, list[Ruling]]:
+    """Feed a record to the referee the registry builds for it; (referee, rulings in order)."""
     start = next((e for e in events if e["type"] == "match_start"), None)
     if start is None:
         if profile is None:
             raise ValueError("the record has no match_start; give --profile")
-        start = {"type": "match_start", "game": game_of(profile), "profile": profile}
-    game = str(start["game"])
-    chosen = profile or str(start["profile"])
-    if profile is not None and game_of(profile) != game:
-        raise ValueError(f"profile {profile!r} is not a {game} profile")
-    cls = referee_for(start)
-    referee = cls(load_rules(game, chosen, start.get("options")))
-    rulings: list[dict[str, Any]] = []
+        start = {"type": "match_start", "game": game_of_profile(profile).name, "profile": profile}
+    if profile is not None and game_of_profile(profile).name != start.get("game"):
+        raise ValueError(f"profile {profile!r} is not a {start.get('game')} profile")
+    referee = referee_for(start, profile=profile)
+    rulings: list[Ruling] = []
     for ev in events:
         if profile is not None and ev["type"] == "match_start":
-            ev = {**ev, "profile": chosen}
+            ev = {**ev, "profile": profile}
         rulings += referee.feed(ev)
     return referee, rulings
 

@@ -11,7 +11,7 @@ from engine.gouji import Rules
 from engine.gouji.plays import analyse
 from engine.gouji.referee import GoujiReferee
 from engine.gouji.table import entry_formula
-from engine.record import referee_for, validate_event
+from engine.record import validate_event
 
 
 class Deal:
@@ -51,10 +51,6 @@ class Deal:
     @property
     def t(self) -> Any:
         return self.ref.table
-
-
-def test_referee_for_picks_the_gouji_referee() -> None:
-    assert referee_for({"type": "match_start", "game": "gouji"}) is GoujiReferee
 
 
 def test_lead_out_of_turn_is_void() -> None:

@@ -45,12 +45,14 @@ def test_simulate_then_judge_json_finds_every_injection(tmp_path: Path) -> None:
         "attacker_points",
         "violations",
         "outcome",
+        "levels_after",
     }
     assert set(hand["trump"]) == {"level", "suit"}
     assert set(hand["tricks"][0]) >= {"leader", "plays", "winner", "points"}
     assert set(hand["tricks"][0]["plays"][0]) == {"seat", "cards", "seq"}
     assert set(hand["bottom"]) == {"cards", "multiplier", "points"}
     assert set(hand["outcome"]) >= {"side", "levels", "next_banker"}
+    assert all(len(h["levels_after"]) == 2 for h in report["hands"] if h["outcome"])
     flagged = {
         (v["seat"], v["at_seq"], v["proven_by_seq"])
         for h in report["hands"]

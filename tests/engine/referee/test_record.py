@@ -15,7 +15,6 @@ from engine.record import (
     correction_problem,
     event_types,
     read_record,
-    referee_for,
     validate_event,
     write_record,
 )
@@ -162,16 +161,6 @@ def test_corrections_apply_in_place_and_deterministically() -> None:
     assert "no event with seq 99" in str(
         correction_problem(ev(6, "correction", ref=99, by="r", why="x"), None)
     )
-
-
-def test_referee_for_dispatches_by_game() -> None:
-    with pytest.raises(RecordError, match="unknown game"):
-        referee_for(START | {"game": "poker"})
-    with pytest.raises(RecordError, match="needs a match_start"):
-        referee_for(ev(1, "hand_end"))
-    from engine.tractor.referee import Referee
-
-    assert referee_for(START) is Referee
 
 
 def test_correction_of_an_event_of_unknown_type_is_a_problem_not_a_crash() -> None:

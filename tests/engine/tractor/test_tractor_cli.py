@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from engine.games import games
+from engine.gouji.rules import Rules as GoujiRules
 from engine.tractor import profile_ids
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -22,11 +24,16 @@ def cli(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def test_profiles_lists_all() -> None:
+def test_profiles_lists_every_game_grouped() -> None:
     out = cli("profiles")
     assert out.returncode == 0, out.stderr
-    listed = [line.split()[0] for line in out.stdout.splitlines()]
-    assert listed == profile_ids() and len(listed) == 22
+    lines = out.stdout.splitlines()
+    heads = [i for i, line in enumerate(lines) if not line.startswith(" ")]
+    assert [lines[i] for i in heads] == [f"{g.title}:" for g in games()]
+    tractor = [line.split()[0] for line in lines[heads[0] + 1 : heads[1]]]
+    assert tractor == profile_ids() and len(tractor) == 22
+    gouji = [line.split()[0] for line in lines[heads[1] + 1 :]]
+    assert gouji == GoujiRules.ids() and "gouji-core" in gouji
 
 
 def test_profiles_show_cites_and_marks_inherited() -> None:
@@ -36,7 +43,8 @@ def test_profiles_show_cites_and_marks_inherited() -> None:
     assert " * ladder = " in out.stdout  # not stated by the sheet: from standard
     assert "[levels]  cite: (standard) A2.1" in out.stdout
     bad = cli("profiles", "show", "nope")
-    assert bad.returncode == 2 and "unknown" in bad.stdout
+    assert bad.returncode == 2 and "unknown profile 'nope'" in bad.stderr
+    assert len(bad.stderr.splitlines()) == 1
 
 
 def test_demo_prints_referee_report() -> None:
