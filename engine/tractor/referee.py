@@ -17,181 +17,46 @@ Nothing is flagged before the cards prove it, and every violation names its rule
 penalty. Corrections re-judge the whole record from scratch, so the same record always yields
 the same rulings. The interface is the shared one of CONTRIBUTING.md: ``feed``, ``state``,
 ``report``.
+
+Rooms: ``deal`` (what is kept per deal), ``proofs`` (what seen cards prove), ``hand_report``
+(a deal's account and outcome). This file stays one class of about 680 lines on purpose: it
+is the record's state machine, one handler per event type over one shared deal state, and
+spreading the handlers over modules would split that machine without making any part simpler.
 """
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from engine.cards import Card, CardError, parse_cards
 from engine.record import Event, Ruling, apply_corrections, correction_problem
 from engine.tractor.combos import Combo, classify
+from engine.tractor.deal import (
+    PENALTY_KEY,
+    RULES_DOC,
+    HandState,
+    PendingThrow,
+    PlayRec,
+    TrickState,
+    Violation,
+)
 from engine.tractor.declare import read_declaration, trump_of
-from engine.tractor.follow import judge_follow
+from engine.tractor.hand_report import hand_doc, team_of
 from engine.tractor.knowledge import SeatKnowledge, SeenPlay
 from engine.tractor.order import Trump, context
+from engine.tractor.proofs import (
+    Proof,
+    audit_follows,
+    follow_proofs,
+    hand_size_proofs,
+    register_follow,
+    throw_proofs,
+)
 from engine.tractor.rules import Rules
-from engine.tractor.scoring import bottom_bonus, bottom_multiplier, level_outcome
-from engine.tractor.throws import check_throw
 from engine.tractor.trick import winner_of
 
-RULES_DOC = {
-    "revoke": "did not follow the led suit while holding it (未跟花色)",
-    "missed_pair": "did not follow a pair with a pair while holding one (有对不跟对)",
-    "missed_tractor": "did not follow a tractor with a tractor while holding one",
-    "failed_throw": "a throw (甩牌) that another seat could beat",
-    "wrong_count": "a follow with a different number of cards than the lead",
-    "out_of_turn": "played out of turn (越序)",
-    "illegal_lead": "a lead that is no legal combination",
-    "wrong_bury_count": "a bottom of the wrong number of cards",
-    "wrong_hand_size": "a seat played more or fewer cards than its hand",
-}
-
-
-PENALTY_KEY = {"wrong_hand_size": "extra_cards"}
-"""Violation ids whose penalty the profiles file under another key."""
-
-
-@dataclass
-class Violation:
-    """One ruling against a seat, with the record positions and evidence that prove it."""
-
-    hand: int
-    rule: str
-    seat: int
-    at_seq: int
-    proven_by_seq: int
-    evidence: list[str]
-    penalty: dict[str, Any]
-    how: str
-    detail: str
-    count: int = 1
-    status: str = "open"
-    provisional: bool = False
-
-    @property
-    def id(self) -> str:
-        return f"{self.hand}:{self.rule}:{self.seat}:{self.at_seq}"
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "rule": self.rule,
-            "seat": self.seat,
-            "at_seq": self.at_seq,
-            "proven_by_seq": self.proven_by_seq,
-            "evidence": list(self.evidence),
-            "penalty": dict(self.penalty),
-            "how": self.how,
-            "status": self.status,
-            "provisional": self.provisional,
-            "detail": self.detail,
-        }
-
-
-@dataclass
-class PlayRec:
-    seq: int
-    seat: int
-    cards: list[Card]
-    evidence: str | None
-    confidence: float | None
-
-
-@dataclass
-class TrickState:
-    index: int
-    leader: int
-    lead: Combo
-    legal_lead: bool
-    plays: list[PlayRec] = field(default_factory=list)
-    winner: int | None = None
-    points: int = 0
-    incomplete: bool = False
-
-    def seats_played(self) -> set[int]:
-        return {p.seat for p in self.plays}
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "index": self.index,
-            "leader": self.leader,
-            "plays": [
-                {"seat": p.seat, "cards": [str(c) for c in p.cards], "seq": p.seq}
-                for p in self.plays
-            ],
-            "winner": self.winner,
-            "points": self.points,
-            **({"incomplete": True} if self.incomplete else {}),
-        }
-
-
-@dataclass
-class PendingFollow:
-    """A follow whose legality the seat's later plays may still disprove."""
-
-    seat: int
-    seq: int
-    index: int
-    trick: int
-    lead: Combo
-    play: tuple[Card, ...]
-    suit: str
-    evidence: str | None
-
-
-@dataclass
-class PendingThrow:
-    """A throw that another seat's later plays may still show was beatable."""
-
-    seat: int
-    seq: int
-    trick: int
-    lead: Combo
-    suit: str
-    start: dict[int, int]
-    evidence: str | None
-
-
-@dataclass
-class HandState:
-    """Everything about one deal."""
-
-    hand: int
-    banker: int | None
-    level: str
-    start_seq: int
-    trump: Trump | None = None
-    trump_seq: int | None = None
-    declares: list[tuple[int, int, list[Card]]] = field(default_factory=list)
-    bury: tuple[int, int] | None = None
-    tricks: list[TrickState] = field(default_factory=list)
-    seats: dict[int, SeatKnowledge] = field(default_factory=dict)
-    follows: list[PendingFollow] = field(default_factory=list)
-    throws: list[PendingThrow] = field(default_factory=list)
-    violations: list[Violation] = field(default_factory=list)
-    bottom: list[Card] | None = None
-    bottom_seq: int | None = None
-    ended: bool = False
-    end_seq: int | None = None
-    end_reason: str = ""
-    result: dict[str, Any] | None = None
-    levels_before: list[str] = field(default_factory=list)
-    levels_after: list[str] | None = None
-    """Each team's level once the deal is scored (None before, or without an outcome)."""
-    seen: Counter[Card] = field(default_factory=Counter)
-    trump_unknown: bool = False
-    missed: set[int] = field(default_factory=set)
-    """Seats with a play the record lacks (an incomplete trick): their card count proves
-    nothing."""
-    audited: int = 0
-    """Follows and throws still open at the end of the deal and not disproved by its cards."""
-
-    def current(self) -> TrickState | None:
-        return self.tricks[-1] if self.tricks else None
+__all__ = ["RULES_DOC", "Referee", "Violation"]
 
 
 class Referee:
@@ -481,37 +346,12 @@ class Referee:
         trump = h.trump
         if trump is None:
             return
-        for p in list(h.follows):
-            held = h.seats[p.seat].held_from(p.index)
-            verdict = judge_follow(p.lead, held, p.play, trump, self.rules)
-            h.follows.remove(p)
-            if verdict.ok:
-                h.audited += 1
-                continue
-            self._violate(
-                h,
-                verdict.rule or "revoke",
-                p.seat,
-                p.seq,
-                ev["seq"],
-                [p.evidence],
-                "audit",
-                f"trick {p.trick + 1}: {verdict.reason}",
-                count=self._offence_count(verdict.rule, p, held, trump),
-            )
+        self._prove(h, audit_follows(h, trump, self.rules), ev, "audit")
         self._recheck_throws(h, None, ev, "audit")
         if self.rules.throw.against == "unplayed" and h.bottom is None:
             return  # the bottom still counts for these throws: judged at its reveal
         h.audited += len(h.throws)
         h.throws.clear()
-
-    def _deal_known(self, h: HandState) -> bool:
-        """Every card of the deal seen: each seat played a whole hand, the bottom revealed."""
-        return (
-            h.bottom is not None
-            and len(h.bottom) == self.rules.bottom
-            and all(k.played_count() == self.rules.hand for k in h.seats.values())
-        )
 
     # --- plays ----------------------------------------------------------------------------
 
@@ -554,7 +394,7 @@ class Referee:
         index = kn.add(SeenPlay(rec.seq, cur.index, tuple(cards), rec.evidence))
         if trump is not None:
             if cur.plays[0] is not rec and cur.legal_lead:
-                self._register_follow(h, cur, rec, index, trump)
+                register_follow(h, cur, rec, index, trump, self.rules)
             self._recheck(h, seat, rec, ev, "retroactive")
         if cur.seats_played() == set(range(len(self.seats))):
             self._finish_trick(h, cur, trump)
@@ -664,33 +504,6 @@ class Referee:
                 count=abs(len(rec.cards) - want),
             )
 
-    def _register_follow(
-        self, h: HandState, cur: TrickState, rec: PlayRec, index: int, trump: Trump
-    ) -> None:
-        lead = cur.lead
-        if len(rec.cards) != len(lead.cards) or lead.suit is None:
-            return
-        ctx = context(trump, self.rules)
-        in_suit = [c for c in rec.cards if ctx.info[c].suit == lead.suit]
-        # a 5-10-K (width 1, three linked ranks) is a structured unit like a pair or tractor
-        structured = any(u.width > 1 or u.length > 1 for u in lead.units)
-        kn = h.seats[rec.seat]
-        if len(in_suit) < len(lead.cards):
-            kn.voids.add(lead.suit)
-        elif not structured:
-            return  # a full follow in suit to singles: legal for every hand
-        if structured and len(in_suit) >= 2:
-            got = classify(in_suit, trump, self.rules)
-            if got.pairs < min(lead.pairs, len(in_suit) // 2):
-                kn.no_pairs.add(lead.suit)
-            if any(u.length > 1 for u in lead.units) and not any(u.length > 1 for u in got.units):
-                kn.no_tractors.add(lead.suit)
-        h.follows.append(
-            PendingFollow(
-                rec.seat, rec.seq, index, cur.index, lead, tuple(rec.cards), lead.suit, rec.evidence
-            )
-        )
-
     def _recheck(self, h: HandState, seat: int, rec: PlayRec | None, ev: Event, how: str) -> None:
         """Re-judge what ``seat``'s newly seen cards can prove: its own earlier follows, and
         other seats' throws."""
@@ -698,75 +511,26 @@ class Referee:
         if trump is None:
             return
         ctx = context(trump, self.rules)
-        kn = h.seats[seat]
-        new_cards = rec.cards if rec is not None else list(kn.shown)
+        new_cards = rec.cards if rec is not None else list(h.seats[seat].shown)
         suits = {ctx.info[c].suit for c in new_cards}
-        for p in [p for p in h.follows if p.seat == seat and p.suit in suits]:
-            if rec is not None and p.seq == rec.seq:
-                continue
-            held = kn.held_from(p.index)
-            verdict = judge_follow(p.lead, held, p.play, trump, self.rules)
-            if verdict.ok:
-                continue
-            h.follows.remove(p)
-            count = self._offence_count(verdict.rule, p, held, trump)
-            self._violate(
-                h,
-                verdict.rule or "revoke",
-                seat,
-                p.seq,
-                ev["seq"],
-                [p.evidence, ev.get("evidence")],
-                how,
-                f"trick {p.trick + 1}: {verdict.reason}",
-                count=count,
-            )
+        skip = rec.seq if rec is not None else None
+        found = follow_proofs(h, seat, suits, skip, trump, self.rules, ev.get("evidence"))
+        self._prove(h, found, ev, how)
         self._recheck_throws(h, seat, ev, how, suits)
 
     def _recheck_throws(
         self, h: HandState, seat: int | None, ev: Event, how: str, suits: set[str] | None = None
     ) -> None:
-        trump = h.trump
-        if trump is None:
-            return
-        for t in list(h.throws):
-            if seat is not None and (t.seat == seat or (suits is not None and t.suit not in suits)):
-                continue
-            others = [h.seats[s].held_from(i) for s, i in t.start.items()]
-            if self.rules.throw.against == "unplayed":
-                pool = [c for o in others for c in o] + list(h.bottom or [])
-                others = [pool]
-            check = check_throw(t.lead, others, trump, self.rules)
-            if check.ok:
-                continue
-            h.throws.remove(t)
-            self._violate(
-                h,
-                "failed_throw",
-                t.seat,
-                t.seq,
-                ev["seq"],
-                [t.evidence, ev.get("evidence")],
-                how,
-                f"trick {t.trick + 1}: {check.reason}; the forced play was "
-                + " ".join(str(c) for c in check.forced),
-                count=max(check.cards_back, 1),
-            )
+        if h.trump is not None:
+            found = throw_proofs(h, seat, suits, h.trump, self.rules, ev.get("evidence"))
+            self._prove(h, found, ev, how)
 
-    def _offence_count(self, rule: str, p: PendingFollow, held: list[Card], trump: Trump) -> int:
-        """How many cards (revoke) or pairs (missed_pair) the offence involves, for the
-        profile's per-card penalty; 1 for anything else."""
-        n = len(p.lead.cards)
-        info = context(trump, self.rules).info
-        h_s = sum(1 for c in held if info[c].suit == p.suit)
-        p_s = sum(1 for c in p.play if info[c].suit == p.suit)
-        if rule == "revoke":
-            return max(min(n, h_s) - p_s, 1)
-        if rule == "missed_pair":
-            got = classify([c for c in p.play if info[c].suit == p.suit], trump, self.rules)
-            held_c = classify([c for c in held if info[c].suit == p.suit], trump, self.rules)
-            return max(min(p.lead.pairs, held_c.pairs, n // 2) - got.pairs, 1)
-        return 1
+    def _prove(self, h: HandState, proofs: list[Proof], ev: Event, how: str) -> None:
+        """Each proof as a violation, proven by ``ev``."""
+        for p in proofs:
+            self._violate(
+                h, p.rule, p.seat, p.at_seq, ev["seq"], p.evidence, how, p.detail, count=p.count
+            )
 
     def _finish_trick(self, h: HandState, cur: TrickState, trump: Trump | None) -> None:
         n = len(self.seats)
@@ -802,30 +566,7 @@ class Referee:
         return next((s for s in ((cur.leader + i) % n for i in range(1, n)) if s not in done), None)
 
     def _check_hand_sizes(self, h: HandState, ev: Event) -> None:
-        for seat, kn in sorted(h.seats.items()):
-            played = kn.played_count()
-            off = played - self.rules.hand
-            # Cards short or over because of a flagged wrong-size follow are already ruled on.
-            wc = sum(
-                len(t_p.cards) - len(t.lead.cards)
-                for t in h.tricks
-                for t_p in t.plays
-                if t_p.seat == seat
-                and t_p is not t.plays[0]
-                and len(t_p.cards) != len(t.lead.cards)
-            )
-            if off != 0 and off != wc and not (seat in h.missed and off < wc):
-                self._violate(
-                    h,
-                    "wrong_hand_size",
-                    seat,
-                    ev["seq"],
-                    ev["seq"],
-                    [],
-                    "audit",
-                    f"played {played} cards in the deal; a hand is {self.rules.hand}",
-                    count=abs(off - wc),
-                )
+        self._prove(h, hand_size_proofs(h, self.rules, ev["seq"]), ev, "audit")
 
     # --- violations and scoring --------------------------------------------------------
 
@@ -882,11 +623,8 @@ class Referee:
         d["provisional"] = v.at_seq in self.unsure or v.proven_by_seq in self.unsure
         return d
 
-    def _side_of(self, h: HandState, seat: int) -> str:
-        if h.banker is None:
-            return "attackers"
-        team = next((t for t in self.teams if h.banker in t), [])
-        return "banker" if seat in team else "attackers"
+    def _hand_doc(self, h: HandState) -> dict[str, Any]:
+        return hand_doc(h, self.rules, self.teams, self._violation_doc)
 
     def _score(self, h: HandState) -> None:
         """Points, bottom and level outcome of a finished deal."""
@@ -895,8 +633,8 @@ class Referee:
         out = doc["outcome"]
         if out is not None:
             levels = list(h.levels_before)
-            b_team = self._team_of(h, "banker")
-            a_team = self._team_of(h, "attackers")
+            b_team = team_of(h, self.teams, "banker")
+            a_team = team_of(h, self.teams, "attackers")
             if b_team is not None and a_team is not None:
                 levels[b_team] = str(out["banker_level"])
                 if out["side"] == "attackers":
@@ -907,113 +645,6 @@ class Referee:
             h.levels_after = list(levels)
             doc["levels_after"] = list(levels)
         self._out.append({"kind": "hand", "hand": h.hand, "outcome": doc["outcome"]})
-
-    def _hand_doc(self, h: HandState) -> dict[str, Any]:
-        trump = h.trump
-        trick_points = sum(
-            t.points
-            for t in h.tricks
-            if t.winner is not None and self._side_of(h, t.winner) == "attackers"
-        )
-        bottom: dict[str, Any] = {
-            "cards": [str(c) for c in h.bottom] if h.bottom is not None else None,
-            "multiplier": None,
-            "points": None,
-        }
-        attacker_points = trick_points
-        last = h.tricks[-1] if h.tricks else None
-        if (
-            h.ended
-            and last is not None
-            and last.winner is not None
-            and trump is not None
-            and self._side_of(h, last.winner) == "attackers"
-        ):
-            win_play = next(p for p in last.plays if p.seat == last.winner)
-            mult, bonus = bottom_factor(win_play.cards, last.lead, trump, self.rules)
-            bottom["multiplier"] = mult
-            if h.bottom is not None:
-                pts = sum(c.points for c in h.bottom) * mult + bonus
-                bottom["points"] = pts
-                attacker_points += pts
-        elif h.ended and h.bottom is not None:
-            bottom["multiplier"] = 0
-            bottom["points"] = 0
-        penalty_points = 0
-        penalty_levels: list[dict[str, Any]] = []
-        for v in h.violations:
-            if v.status == "dismissed":
-                continue
-            side = self._side_of(h, v.seat)
-            pts = int(v.penalty.get("points", 0))
-            if pts:
-                penalty_points += -pts if side == "attackers" else pts
-            lv = int(v.penalty.get("levels", 0))
-            if lv:
-                other = "banker" if side == "attackers" else "attackers"
-                penalty_levels.append({"side": other, "levels": lv, "violation": v.id})
-        attacker_points += penalty_points
-        if penalty_points < 0 and any(v.penalty.get("floor0") for v in h.violations):
-            attacker_points = max(attacker_points, 0)
-        outcome: dict[str, Any] | None = None
-        if h.ended and h.banker is not None and trump is not None and h.end_reason == "complete":
-            outcome = self._outcome(h, attacker_points)
-            if penalty_levels:
-                outcome["penalty_levels"] = penalty_levels
-        return {
-            "hand": h.hand,
-            "trump": {"level": h.level, "suit": trump.suit if trump else None}
-            | ({"unknown": True} if trump is None else {}),
-            "banker": h.banker,
-            "tricks": [t.as_dict() for t in h.tricks],
-            "bottom": bottom,
-            "trick_points": trick_points,
-            "penalty_points": penalty_points,
-            "attacker_points": attacker_points,
-            "violations": [self._violation_doc(v) for v in h.violations],
-            "outcome": outcome,
-            "end": h.end_reason or None,
-            **({"levels_after": list(h.levels_after)} if h.levels_after is not None else {}),
-            "audit": {
-                "deal_known": self._deal_known(h),
-                # with the whole deal known an open follow or throw is proven legal; without
-                # it, it is only unproven (never a violation)
-                "confirmed_legal": h.audited if self._deal_known(h) else 0,
-                "unproven": 0 if self._deal_known(h) else h.audited,
-            }
-            if h.ended
-            else None,
-        }
-
-    def _outcome(self, h: HandState, attacker_points: int) -> dict[str, Any]:
-        """``level_outcome`` for this deal, with the capture (knock-backs) and the seats."""
-        assert h.banker is not None and h.trump is not None
-        capture = None
-        last = h.tricks[-1] if h.tricks else None
-        if (
-            last is not None
-            and last.winner is not None
-            and self._side_of(h, last.winner) == "attackers"
-        ):
-            capture = next(p for p in last.plays if p.seat == last.winner).cards
-        a_team = self._team_of(h, "attackers")
-        a_level = h.levels_before[a_team] if a_team is not None else None
-        res = level_outcome(
-            attacker_points,
-            self.rules,
-            h.level,
-            attacker_level=a_level if a_level in self.rules.ladder else None,
-            banker=h.banker,
-            capture=capture,
-            trump=h.trump,
-        )
-        return res.as_dict()
-
-    def _team_of(self, h: HandState, side: str) -> int | None:
-        for i, team in enumerate(self.teams):
-            if h.banker is not None and (h.banker in team) == (side == "banker"):
-                return i
-        return None
 
     # --- corrections ------------------------------------------------------------------------
 
@@ -1047,11 +678,3 @@ class Referee:
                 out.append({"kind": "violation", **fresh._violation_doc(v)})
         self.__dict__.update(fresh.__dict__)
         self._out = out
-
-
-def bottom_factor(
-    winning: Sequence[Card], lead: Combo, trump: Trump, rules: Rules
-) -> tuple[int, int]:
-    """(multiplier, flat bonus) for the bottom won with ``winning`` on the last trick."""
-    combo = classify(winning, trump, rules)
-    return bottom_multiplier(combo, trump, rules), bottom_bonus(combo, trump, rules)
