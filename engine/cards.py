@@ -13,7 +13,6 @@ from dataclasses import dataclass
 RANKS: tuple[str, ...] = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
 SUITS: tuple[str, ...] = ("S", "H", "C", "D")
 JOKERS: tuple[str, ...] = ("BJ", "SJ")
-SUIT_NAMES = {"S": "spades", "H": "hearts", "C": "clubs", "D": "diamonds"}
 RANK_INDEX = {r: i for i, r in enumerate(RANKS)}
 
 

@@ -5,7 +5,9 @@ It sees what lands on the cloth (``play``), what the seat buttons say (``pass``,
 the exchanges of 3s/4s (``exchange``) and a blocked seat's shown 3s (``show`` with
 ``what: liang3``). A violation is ruled only when those prove it, always with the ``seq`` of the
 play and of the event that proves it and their evidence ids. An illegal set is withdrawn
-(错牌不出, C5) and counts as that seat's pass; an illegal lead is simply void.
+(错牌不出, C5) and counts as that seat's pass; an illegal lead is simply void. One class of
+about 600 lines on purpose: one handler per event type over one ``Table``; the rules
+themselves live in ``table``, ``plays`` and ``scoring``.
 """
 
 from __future__ import annotations

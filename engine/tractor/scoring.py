@@ -223,12 +223,3 @@ def level_outcome(
     new, over, stop = advance(a_level, n, rules, as_banker=False)
     nb = "next" if banker is None else (banker + 1) % 4
     return Outcome(side, n, new, banker_level, nb, False, over, knocked, stop)
-
-
-def hand_points(tricks: Iterable[tuple[Iterable[Card], bool]]) -> int:
-    """Attackers' captured points from (trick cards, attackers won it) pairs."""
-    return sum(points(cs) for cs, won in tricks if won)
-
-
-def unit_of(combo: Combo) -> Unit | None:
-    return combo.units[0] if combo.units else None
