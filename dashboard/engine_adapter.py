@@ -8,12 +8,12 @@ violations) so the screens still show what was played, and the page says so.
 
 from __future__ import annotations
 
-import importlib
 import logging
 from typing import Any
 
 from engine.cards import parse_cards
-from engine.record import RecordError, referee_for
+from engine.games import referee_for
+from engine.record import RecordError
 
 log = logging.getLogger(__name__)
 
@@ -21,18 +21,8 @@ log = logging.getLogger(__name__)
 def make_referee(match_start: dict[str, Any]) -> tuple[Any, str]:
     """(referee, engine name). Falls back to ``ReplayReferee`` with the reason in the name."""
     try:
-        cls = referee_for(match_start)
-        factory = getattr(cls, "for_match", None)
-        if callable(factory):
-            return factory(match_start), f"{cls.__module__}.{cls.__name__}"
-        rules_mod = importlib.import_module(cls.__module__.rsplit(".", 1)[0] + ".rules")
-        options = match_start.get("options") or {}
-        profile = match_start["profile"]
-        try:  # tractor: Rules.load(id, **overrides); gouji: Rules.load(id, options)
-            rules = rules_mod.Rules.load(profile, **options)
-        except TypeError:
-            rules = rules_mod.Rules.load(profile, options)
-        return cls(rules), f"{cls.__module__}.{cls.__name__}"
+        ref = referee_for(match_start)
+        return ref, f"{type(ref).__module__}.{type(ref).__name__}"
     except (RecordError, ImportError, AttributeError, ValueError, KeyError) as e:
         log.warning("no referee engine for this match, replaying only: %s", e)
         return ReplayReferee(), f"replay only (no judging: {e})"

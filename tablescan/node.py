@@ -8,7 +8,6 @@ tracker, the fusion checks, the record and the referee. Other parts plug in thro
 
 from __future__ import annotations
 
-import importlib
 import logging
 import time
 from collections import Counter, deque
@@ -21,7 +20,8 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from engine.record import SeqCounter, referee_for
+from engine.games import referee_for
+from engine.record import SeqCounter
 from tablescan.config import TableConfig
 from vision.calibration import (
     Area,
@@ -124,14 +124,8 @@ def calibrate(cfg: TableConfig, frame: NDArray[np.uint8]) -> Calibration:
 
 
 def make_referee(match_start: Event) -> Any:
-    """The game's referee with the profile's rules loaded."""
-    cls = referee_for(match_start)
-    game = match_start["game"]
-    rules_mod = importlib.import_module(f"engine.{game}.rules")
-    rules_cls = next(
-        getattr(rules_mod, n) for n in ("Rules", "GoujiRules") if hasattr(rules_mod, n)
-    )
-    return cls(rules_cls.load(match_start["profile"]))
+    """The game's referee with the profile's rules loaded (through the game registry)."""
+    return referee_for(match_start)
 
 
 DEFAULT_MIN_SCORE = 0.6  # a detector without a calibrated sure score (labels, tests)
