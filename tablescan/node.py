@@ -106,7 +106,7 @@ class TableNode:
         record is written unjudged). ``resume``: the events a crash left in the store."""
         self.cfg = cfg
         self.reader = reader
-        self.referee: Any = referee
+        self.referee = referee
         self.hooks = hooks or NodeHooks()
         self.keep_evidence = keep_evidence
         self.evidence_dir = evidence_dir or cfg.evidence_dir
