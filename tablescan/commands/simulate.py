@@ -15,8 +15,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from engine.games import game_of_profile
 from engine.record import dumps_event
-from tablescan.commands.judge import game_of
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -35,7 +35,7 @@ def simulate(
     profile: str, seed: int, inject: int, hands: int, kinds: list[str] | None
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """Dispatch by game: the tractor record simulator, or the Gouji engine's."""
-    if game_of(profile) == "gouji":
+    if game_of_profile(profile).name == "gouji":
         try:
             from engine.gouji.sim import simulate as gouji_simulate
         except ImportError as e:
