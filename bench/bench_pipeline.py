@@ -27,11 +27,13 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from engine.games import referee_for  # noqa: E402
 from engine.record import apply_corrections  # noqa: E402
 from tablescan.config import load_config  # noqa: E402
-from tablescan.node import Detector, TableNode, load_detector, make_referee, run_source  # noqa: E402
-from vision.render_match import LabelDetector, read_truth, render_simulated  # noqa: E402
+from tablescan.render import read_truth, render_simulated  # noqa: E402
+from tablescan.wiring import Detector, build_node, load_detector, run_source  # noqa: E402
 from vision.sources import open_source  # noqa: E402
+from vision.synth.labels import LabelDetector  # noqa: E402
 
 Play = tuple[int, tuple[str, ...]]
 
@@ -45,7 +47,7 @@ def plays_of(events: list[dict[str, Any]]) -> list[tuple[int, Play]]:
 
 
 def attacker_points(events: list[dict[str, Any]]) -> int | None:
-    ref = make_referee(next(e for e in events if e["type"] == "match_start"))
+    ref = referee_for(next(e for e in events if e["type"] == "match_start"))
     for e in events:
         ref.feed(e)
     hands = ref.report().get("hands") or []
@@ -146,7 +148,7 @@ def main() -> int:
         detector: Detector = (
             LabelDetector.beside(video) if kind == "labels" else load_detector(cfg, model)
         )
-        node = TableNode(cfg, detector, keep_evidence=False)
+        node = build_node(cfg, detector, keep_evidence=False)
         stats = run_source(node, open_source(str(video), cfg.fps))
         truth = read_truth(video.with_name(video.stem + ".truth.jsonl"))
         row = score_hand(truth, node.events)

@@ -9,6 +9,9 @@ so the geometry is exactly what the detector sees at run time.
 
 Crop geometry constants are read from :mod:`vision.detect` at call time (they may change).
 Samples depend only on ``(seed, index)``, so ``workers`` never changes the result.
+
+Over 600 lines on purpose: one sample generator (``_sample``) and the drawing helpers only it
+uses; a training tool, never run at the table.
 """
 
 from __future__ import annotations

@@ -1,9 +1,11 @@
-"""The table node: frames → observations → match record events → referee, with evidence kept.
+"""The table node: observations → match record events → referee, with evidence kept.
 
 One code path serves the live camera (``tablescan run``) and a recorded video (``tablescan
-replay``): a source, the calibration, motion gating, the recognizer on still frames, the
-tracker, the fusion checks, the record and the referee. Other parts plug in through
-``NodeHooks``: the evidence store makes the JPEGs durable, the dashboard shows the state.
+replay``). Per frame the node asks its reader (``vision.reading.TableReader``: every pixel
+step) for the frame's observations, passes them through fusion (the checks against what the
+cards allow), numbers and writes the events, feeds the referee and keeps the evidence JPEGs.
+Other parts plug in through ``NodeHooks``: the evidence store makes the events and JPEGs
+durable, the dashboard shows the state. ``tablescan.wiring`` builds a node and its parts.
 """
 
 from __future__ import annotations
@@ -11,30 +13,22 @@ from __future__ import annotations
 import logging
 import time
 from collections import Counter, deque
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from engine.games import referee_for
+from engine.games import RefereeLike
 from engine.record import SeqCounter
 from tablescan.config import TableConfig
-from vision.calibration import (
-    Area,
-    Calibration,
-    CalibrationError,
-    Layout,
-    calibrate_aruco,
-    calibrate_points,
-)
-from vision.fusion import Decision, Fusion, Trick
-from vision.motion import MotionGate
-from vision.sources import Frame, FrameSource
-from vision.tracking import BACK, MERGE_DOUBT, DetectionLike, Observation, Read, Tracker
+from tablescan.fusion import Decision, Fusion, Trick
+from vision.reading import TableReader
+from vision.sources import Frame
+from vision.tracking import Observation
 
 log = logging.getLogger(__name__)
 Event = dict[str, Any]
@@ -48,13 +42,6 @@ def from_camera(ev: Event) -> bool:
     return ev["type"] in CAMERA_EVENTS or (ev["type"] == "correction" and ev.get("by") == "camera")
 
 
-class Detector(Protocol):
-    """``vision.detect.CardDetector`` or anything shaped like it. A detector that also has
-    ``seek(frame_index)`` is told which frame it reads (the rendered-truth detector needs it)."""
-
-    def detect(self, image: NDArray[Any]) -> Sequence[DetectionLike]: ...
-
-
 @dataclass
 class NodeHooks:
     """Callbacks for the parts around the node; each is optional and must not block long.
@@ -63,7 +50,7 @@ class NodeHooks:
     ``on_evidence(event, paths)``: the JPEGs kept for an event (masked frames before/after).
     ``on_ruling(event, ruling)``: each ruling the referee gave on that event.
     ``on_observation(obs)``: each tracker observation (for live views and debugging).
-    ``on_frame(frame)``: every frame, after gating (``TableNode.masked`` hides the hands).
+    ``on_frame(frame)``: every frame read (``node.reader.masked`` hides the hands).
     ``foreign(after_seq)``: events others (the dashboard's referees) stored after that seq;
     the node takes them into its record and referee before it numbers its next event.
     """
@@ -101,96 +88,42 @@ class NodeStats:
         }
 
 
-def layout_from_config(cfg: TableConfig) -> Layout:
-    areas = tuple(Area(a.name, a.kind, a.polygon, a.seat) for a in cfg.areas)
-    return Layout(cfg.calibration.table_size, areas, cfg.masks)
-
-
-def calibrate(cfg: TableConfig, frame: NDArray[np.uint8]) -> Calibration:
-    """Calibrate from ``frame`` per the config; ArUco falls back to saved points if given."""
-    cal = cfg.calibration
-    h, w = frame.shape[:2]
-    if cal.method == "points":
-        return calibrate_points(cal.points, cal.table_size, (w, h))
-    try:
-        return calibrate_aruco(
-            frame, cal.table_size, cal.dictionary, cal.marker_ids, cal.marker_size
-        )
-    except CalibrationError as e:
-        if cal.points:
-            log.warning("%s: %s; using the saved manual points", cfg.path, e)
-            return calibrate_points(cal.points, cal.table_size, (w, h))
-        raise CalibrationError(f"{cfg.path}: calibration: {e}") from None
-
-
-def make_referee(match_start: Event) -> Any:
-    """The game's referee with the profile's rules loaded (through the game registry)."""
-    return referee_for(match_start)
-
-
-DEFAULT_MIN_SCORE = 0.6  # a detector without a calibrated sure score (labels, tests)
-# An empty seat area that changed and settled but read no card, or fewer cards than the
-# rules say the seat must lay, is read once more keeping faces down to this score: a card
-# the camera saw land but could not read surely (a joker with no index, the strip of a
-# pair's lower card) is written as its best guess and sent to a referee, not left out.
-WEAK_READ = 0.2
-
-
-def min_score_of(cfg: TableConfig, detector: Detector) -> float:
-    """The score under which a read goes to a referee: the table config's ``model.min_score``
-    when set, else the score the model was calibrated to be sure at (``models.calibrate``)."""
-    if cfg.min_score is not None:
-        return cfg.min_score
-    thresholds = getattr(detector, "thresholds", None)
-    return float(getattr(thresholds, "sure_score", DEFAULT_MIN_SCORE))
-
-
 class TableNode:
     """Drives one table: call ``process(frame)`` per frame, ``finish()`` at the end."""
 
     def __init__(
         self,
         cfg: TableConfig,
-        detector: Detector,
+        reader: TableReader,
+        referee: RefereeLike | None,
         hooks: NodeHooks | None = None,
         keep_evidence: bool = True,
         evidence_dir: Path | None = None,
         hand: int = 1,
-        use_referee: bool = True,
-        sure_score: float = 0.85,
-        recheck_frames: int = 2,
         resume: Sequence[Event] = (),
     ) -> None:
+        """``reader``: the frames' pixel steps; ``referee``: the match's one judge (None: the
+        record is written unjudged). ``resume``: the events a crash left in the store."""
         self.cfg = cfg
-        self.detector = detector
+        self.reader = reader
+        self.referee = referee
         self.hooks = hooks or NodeHooks()
         self.keep_evidence = keep_evidence
         self.evidence_dir = evidence_dir or cfg.evidence_dir
-        self.layout = layout_from_config(cfg)
         self.stats = NodeStats()
         self.events: list[Event] = []
         self.rulings: list[dict[str, Any]] = []
         self.seq = SeqCounter()
-        self.calibration: Calibration | None = None
-        self.gate: MotionGate | None = None
-        self.tracker: Tracker | None = None
-        self._mask: NDArray[np.uint8] | None = None
         self._last_read: NDArray[np.uint8] | None = None
         self._last_event_seq: int | None = None
-        self._still_since: dict[str, tuple[int, float]] = {}
-        self._recheck: dict[str, list[tuple[tuple[str, ...], list[Read], float]]] = {}
         self._held: list[tuple[Event, dict[str, Any]]] | None = None  # see _decide
-        self.sure_score = sure_score
-        self.recheck_frames = recheck_frames
         self.hand = hand
         team = next((i for i, t in enumerate(cfg.teams) if cfg.banker in t), 0)
         self._level = cfg.levels[team] if team < len(cfg.levels) else cfg.levels[0]
-        start = {"v": 1, "seq": 0, "t": 0.0, **cfg.match_start()}
-        self.referee = make_referee(start) if use_referee else None
         self.fusion = Fusion(
             len(cfg.seats),
             cfg.decks,
-            min_score_of(cfg, detector),
+            reader.min_score,
             banker=cfg.banker,
             next_leader=self._next_leader,
             banker_rule=self._banker_rule(),
@@ -201,8 +134,6 @@ class TableNode:
         self._replay: deque[Event] = deque()
         self._unfed: deque[Event] = deque()
         self._replayed = False
-        self._seed_areas: dict[int, list[str]] = {}  # resumed live: cards on the table
-        self._seed_centre = 0  # resumed live: the buried bottom lying face down
         self._presses: set[str] = set()  # seat-button presses recorded (by meta.press)
         self.t_now = 0.0  # the match clock: the latest frame's time
         self.judged = 0  # events the referee has taken (the lights follow it)
@@ -281,6 +212,7 @@ class TableNode:
         self._replay.clear()
         self._feed_stored(None)
         f = self.fusion
+        centre_backs = 0  # the buried bottom lying face down
         events = [e for e in apply_corrections(self.events) if e["type"] != "correction"]
         for ev in events:
             kind = ev["type"]
@@ -289,14 +221,14 @@ class TableNode:
             elif kind == "bury":
                 f.bury_count = ev.get("count")
                 f.phase = "play"
-                self._seed_centre = int(ev.get("count") or 0)
+                centre_backs = int(ev.get("count") or 0)
             elif kind in ("play", "bottom_reveal"):
                 f.seen.update(ev.get("cards", []))
                 if kind == "play":
                     f.phase = "play"
                 else:
                     f.phase = "done"
-                    self._seed_centre = 0
+                    centre_backs = 0
             elif kind == "hand_end":
                 f.phase = "done"
         hand: dict[str, Any] = {}
@@ -307,14 +239,16 @@ class TableNode:
                 self.stats.errors["referee_state"] += 1
                 log.error("referee state failed: %s", e)
         trick = hand.get("current_trick") or {}
+        on_table: dict[int, list[str]] = {}  # the current trick's cards, seat by seat
         plays = [p for p in trick.get("plays", []) if isinstance(p.get("seat"), int)]
         if plays and f.phase == "play":
             f.trick = Trick(
                 leader=plays[0]["seat"], plays=[(p["seat"], len(p["cards"])) for p in plays]
             )
-            self._seed_areas = {p["seat"]: list(p["cards"]) for p in plays}
+            on_table = {p["seat"]: list(p["cards"]) for p in plays}
         elif f.phase == "play":
             f.trick = Trick(leader=self._next_leader())
+        self.reader.seed(on_table, centre_backs)
 
     # --- the referee's knowledge, for fusion -------------------------------------------
 
@@ -336,37 +270,9 @@ class TableNode:
 
     # --- frames ---------------------------------------------------------------------------
 
-    def _setup(self, frame: Frame) -> None:
-        self.calibration = calibrate(self.cfg, frame.image)
-        h, w = frame.image.shape[:2]
-        if self.calibration.image_size != (w, h):
-            self.calibration = Calibration(self.calibration.image_to_table, (w, h))
-        self._mask = self.calibration.mask_image(self.layout)
-        scale = 0.25
-        self.gate = MotionGate(
-            self.calibration.area_masks(self.layout, scale),
-            scale=scale,
-            still_frames=self.cfg.still_frames,
-            threshold=self.cfg.motion_threshold,
-        )
-        self.tracker = Tracker(self.layout, self.calibration)
-        for area in self.layout.areas:
-            if area.kind == "centre" and self._seed_centre:
-                self.tracker.tracks[area.name].held = Counter({BACK: self._seed_centre})
-            elif area.seat is not None and area.seat in self._seed_areas:
-                self.tracker.tracks[area.name].held = Counter(self._seed_areas[area.seat])
-
-    def masked(self, image: NDArray[np.uint8]) -> NDArray[np.uint8]:
-        """The frame with the players' held hands blacked out (never read, never stored)."""
-        assert self._mask is not None
-        return np.asarray(cv2.bitwise_and(image, image, mask=self._mask), np.uint8)
-
     def process(self, frame: Frame) -> list[Event]:
         """One frame in; the record events it produced (often none)."""
         t0 = time.perf_counter()
-        if self.calibration is None:
-            self._setup(frame)
-        assert self.gate is not None and self.tracker is not None
         self.stats.frames += 1
         self.t_now = frame.t
         if self._replay and self.resumed_at is not None and frame.t > self.resumed_at + 1e-6:
@@ -375,131 +281,25 @@ class TableNode:
             self._feed_stored(None)
             self.stats.errors["resume_mismatch"] += 1
             log.error("resume: stored events %s were not seen again in the replay", left)
-        if frame.image is None or frame.image.ndim != 3 or frame.image.shape[2] != 3:
-            self.stats.errors["bad_frame"] += 1
-            log.warning("frame %d: not a BGR image (skipped)", frame.index)
-            return []
-        ready = self.gate.update(frame.image)
+        reading = self.reader.read(frame, self.fusion.wanted, self.fusion.expects_reveal)
+        if reading.error is not None:
+            self.stats.errors[reading.error] += 1
+            if reading.error == "bad_frame":
+                return []
         if self.hooks.on_frame:
             self.hooks.on_frame(frame)
-        for name, st in self.gate.states.items():
-            if st.still == 1:
-                self._still_since[name] = (frame.index, frame.t)
-            if st.moving:
-                self._recheck.pop(name, None)  # it moves again: it will be read when still
-        ready = sorted(set(ready) | set(self._recheck))
-        if not ready:
+        if reading.read_ms is None or reading.image is None:
             return []
-        return self._read(frame, ready, t0)
-
-    def _read(self, frame: Frame, ready: list[str], t0: float) -> list[Event]:
-        assert self.tracker is not None
-        image = self.masked(frame.image)
-        r0 = time.perf_counter()
-        seek = getattr(self.detector, "seek", None)
-        if seek is not None:
-            seek(frame.index)
-        try:
-            reads = self._reads(image, ready)
-        except Exception as e:
-            self.stats.errors["detector"] += 1
-            log.error("frame %d: recognizer failed: %s", frame.index, e)
-            return []
-        self.stats.read_ms.append((time.perf_counter() - r0) * 1000)
+        self.stats.read_ms.append(reading.read_ms)
         self.stats.reads += 1
-        ready = self._settle_unsure(ready, reads)
-        observations = self.tracker.update(ready, reads, frame.index, frame.t)
         written: list[Event] = []
-        for obs in observations:
+        for obs in reading.observations:
             if self.hooks.on_observation:
                 self.hooks.on_observation(obs)
             for decision in self.fusion.feed(obs):
-                written += self._decide(decision, frame, image, t0)
-        self._last_read = image
+                written += self._decide(decision, frame, reading.image, t0)
+        self._last_read = reading.image
         return written
-
-    def _reads(self, image: NDArray[np.uint8], ready: list[str]) -> dict[str, list[Read]]:
-        """Each area's card reads. A detector with ``detect_region`` reads each ready seat
-        area from its own crop (more pixels per card for the localiser); a card is taken
-        only from the crop of the area its centre lies in, so no card is counted twice. A
-        seat crop that shows no card at all is read again from the whole frame (the two
-        scales miss different cards). The centre, where the bottom lies face down, is read
-        from the whole frame (a back's pattern seen large can pass for index corners), and
-        also from its crop once the bottom is due to be turned up: of the two, the read
-        with more faces (a bottom is a tight fan where every index counts). A fresh seat
-        read with no card, or with fewer than the seat must lay, is read once more with
-        ``WEAK_READ``; what that adds is doubted (a referee confirms it)."""
-        assert self.tracker is not None and self.calibration is not None
-        tracker = self.tracker
-        zoom = getattr(self.detector, "detect_region", None)
-        seats = [n for n in ready if zoom and tracker.areas[n].kind == "seat"]
-        whole: dict[str, list[Read]] | None = None
-
-        def whole_frame() -> dict[str, list[Read]]:
-            nonlocal whole
-            if whole is None:
-                whole = tracker.assign(self.detector.detect(image))
-            return whole
-
-        def zoomed(name: str, card_score: float | None = None) -> list[Read]:
-            assert zoom is not None and self.calibration is not None
-            poly = self.calibration.to_image(tracker.areas[name].polygon)
-            (x0, y0), (x1, y1) = poly.min(0), poly.max(0)
-            m = max(48.0, 0.35 * max(x1 - x0, y1 - y0))  # a card half outside its area
-            box = (int(x0 - m), int(y0 - m), int(x1 + m) + 1, int(y1 + m) + 1)
-            found = zoom(image, box) if card_score is None else zoom(image, box, card_score)
-            return tracker.assign(found)[name]
-
-        reads = dict(whole_frame()) if len(seats) < len(ready) else {n: [] for n in tracker.areas}
-        for name in seats:
-            reads[name] = zoomed(name) or whole_frame()[name]
-            seat = tracker.areas[name].seat
-            want = None if seat is None else self.fusion.wanted(seat)
-            short = not reads[name] or (want is not None and len(reads[name]) < want)
-            if short and not tracker.tracks[name].held:
-                more = zoomed(name, WEAK_READ)
-                if len(reads[name]) < len(more) <= (want or len(more)):
-                    reads[name] = self._doubted(more)  # always to a referee
-        if zoom and self.fusion.expects_reveal():
-            for name in ready:
-                if tracker.areas[name].kind != "seat":
-                    near = zoomed(name)
-                    if _faces(near) > _faces(reads[name]):
-                        reads[name] = near
-        return reads
-
-    def _settle_unsure(self, ready: list[str], reads: dict[str, list[Read]]) -> list[str]:
-        """Decide an area only on a read that holds: two consecutive still-frame reads with the
-        same cards, one of them sure. A hand just leaving or glare can make one frame read a
-        card twice or wrongly; so up to ``recheck_frames`` more frames are read, and then the
-        reading seen most often (the surest of its copies) is taken, doubts and all."""
-        decided = []
-        for name in ready:
-            current = reads.get(name, [])
-            key = tuple(sorted(r.card for r in current))
-            score = min((r.score for r in current), default=1.0)
-            seen = [*self._recheck.get(name, []), (key, current, score)]
-            last_two = seen[-2:]
-            agreed = len(last_two) == 2 and last_two[0][0] == last_two[1][0]
-            if agreed and max(s for _, _, s in last_two) >= self.sure_score:
-                choice = max(last_two, key=lambda x: x[2])
-            elif len(seen) > self.recheck_frames:
-                votes = Counter(k for k, _, _ in seen)
-                choice = max(seen, key=lambda x: (votes[x[0]], x[2]))
-                if len(votes) > 1:  # the frames disagreed: the read is a doubt, not a fact
-                    choice = (choice[0], self._doubted(choice[1]), choice[2])
-            else:
-                self._recheck[name] = seen
-                continue
-            self._recheck.pop(name, None)
-            reads[name] = choice[1]
-            decided.append(name)
-        return decided
-
-    def _doubted(self, reads: list[Read]) -> list[Read]:
-        """Reads whose frames disagreed, scored under the sure line so a referee confirms them."""
-        cap = max(0.0, self.fusion.min_score - 0.01)
-        return [replace(r, score=min(r.score * MERGE_DOUBT, cap)) for r in reads]
 
     def finish(self, t: float = 0.0) -> list[Event]:
         """End of the source: settle what is pending, close the hand if it is still open."""
@@ -572,9 +372,9 @@ class TableNode:
         if frame is not None and image is not None and evidence_id and self.keep_evidence:
             self._keep_evidence(main, evidence_id, image)
         if t0 is not None and d.observation is not None and frame is not None:
-            since = self._still_since.get(d.observation.area)
+            since = self.reader.still_since(d.observation.area)
             if since is not None and ev["type"] in ("play", "declare", "bury", "bottom_reveal"):
-                waited = (frame.t - since[1]) * 1000
+                waited = (frame.t - since) * 1000
                 self.stats.latency_ms.append(waited + (time.perf_counter() - t0) * 1000)
         return out
 
@@ -702,254 +502,3 @@ class TableNode:
             return
         if self.hooks.on_evidence:
             self.hooks.on_evidence(ev, paths)
-
-
-def run_source(
-    node: TableNode,
-    source: FrameSource,
-    max_frames: int | None = None,
-    speed: float = 0.0,
-    between: Callable[[], None] | None = None,
-) -> NodeStats:
-    """Feed every frame of ``source`` to ``node`` and finish the hand. ``speed`` > 0 paces a
-    recorded source at that many times real time (frames replayed after a crash are not).
-    ``between()`` runs after every frame (seat buttons in, lights out)."""
-    start = time.perf_counter()
-    last_t = 0.0
-    paced_from: tuple[float, float] | None = None  # (wall clock, video t) pacing started
-    try:
-        for frame in source.frames():
-            if speed > 0 and not node.catching_up:
-                now = time.monotonic()
-                if paced_from is None:
-                    paced_from = (now, frame.t)
-                wait = (frame.t - paced_from[1]) / speed - (now - paced_from[0])
-                if wait > 0:
-                    time.sleep(wait)
-            node.process(frame)
-            last_t = frame.t
-            if between is not None:
-                between()
-            if max_frames is not None and frame.index + 1 >= max_frames:
-                break
-    finally:
-        source.close()
-    for err in source.errors:
-        node.stats.errors["source"] += 1
-        log.error("%s", err)
-    node.finish(last_t)
-    node.stats.wall_s = time.perf_counter() - start
-    return node.stats
-
-
-def _faces(reads: list[Read]) -> int:
-    return sum(r.card != "back" for r in reads)
-
-
-def load_detector(cfg: TableConfig, model: Path | None = None) -> Detector:
-    """The shipped recognizer (``vision.detect.CardDetector``) on the configured model."""
-    path = model or cfg.model
-    if path is None:
-        raise FileNotFoundError(f"{cfg.path}: model.path: no recognizer model configured")
-    if not path.exists():
-        alt = Path(__file__).resolve().parent.parent / "models" / path.name
-        if alt.exists():
-            path = alt
-        else:
-            raise FileNotFoundError(f"{cfg.path}: model.path: {path} does not exist")
-    from vision.detect import CardDetector
-
-    detector: Detector = CardDetector(str(path))
-    return detector
-
-
-def played(events: Iterable[Event]) -> list[tuple[int, tuple[str, ...]]]:
-    """The (seat, sorted cards) of every play, after corrections, for comparisons."""
-    from engine.record import apply_corrections
-
-    return [
-        (e["seat"], tuple(sorted(e["cards"])))
-        for e in apply_corrections(list(events))
-        if e["type"] == "play"
-    ]
-
-
-# --- the offline demo ---------------------------------------------------------------------
-
-
-class TerminalView:
-    """A live-updating terminal view of the node: the trick on the table, the points, the
-    latest events and rulings. Redraws in place on a terminal; plain lines otherwise."""
-
-    def __init__(self, node: TableNode, stream: Any, title: str) -> None:
-        self.node = node
-        self.stream = stream
-        self.title = title
-        self.tty = bool(getattr(stream, "isatty", lambda: False)())
-        self.lines: list[str] = []
-        self.t = 0.0
-        self._last_draw = 0.0
-
-    def event(self, ev: Event) -> None:
-        kind = ev["type"]
-        seat = ev.get("seat")
-        who = self.node.cfg.seats[seat] if isinstance(seat, int) else ""
-        text = {
-            "play": f"{who} plays {' '.join(ev.get('cards', []))}",
-            "declare": f"{who} declares {' '.join(ev.get('cards', []))}",
-            "bury": f"{who} buries {ev.get('count')} cards",
-            "bottom_reveal": f"bottom turned up: {' '.join(ev.get('cards', []))}",
-            "needs_referee": f"NEEDS REFEREE (seq {ev.get('ref')}): {ev.get('reason')}",
-            "correction": f"correction of seq {ev.get('ref')}: {ev.get('why')}",
-        }.get(kind, kind)
-        line = f"{ev['t']:7.2f}s  #{ev['seq']:<3} {text}"
-        self.lines.append(line)
-        if not self.tty:
-            print(line, file=self.stream, flush=True)
-        else:
-            self.draw(force=True)
-
-    def ruling(self, ev: Event, ruling: dict[str, Any]) -> None:
-        if ruling.get("kind") == "violation":
-            # a ruling on a read awaiting the referee is not an accusation yet: say so
-            kind = "provisional" if ruling.get("provisional") else "VIOLATION"
-            line = f"          {kind} {ruling.get('rule')} seat {ruling.get('seat')}: "
-            line += str(ruling.get("detail", ""))
-            self.lines.append(line)
-            if not self.tty:
-                print(line, file=self.stream, flush=True)
-
-    def draw(self, force: bool = False) -> None:
-        now = time.monotonic()
-        if not self.tty or (not force and now - self._last_draw < 0.2):
-            return
-        self._last_draw = now
-        state: dict[str, Any] = {}
-        if self.node.referee is not None:
-            try:
-                state = self.node.referee.state().get("hand") or {}
-            except Exception:
-                state = {}
-        trick = state.get("current_trick") or {}
-        on_table = {p.get("seat"): " ".join(p.get("cards", [])) for p in trick.get("plays", [])}
-        st = self.node.stats
-        out = [
-            f"\x1b[H\x1b[2J{self.title}",
-            f"video {self.t:6.1f}s   frames {st.frames}   reads {st.reads}   events {st.events}"
-            f"   needs_referee {st.needs_referee}",
-            f"trump {state.get('trump')}   banker {state.get('banker')}   next to play "
-            f"{state.get('next_seat')}   points {state.get('points')}",
-            "",
-        ]
-        for s, name in enumerate(self.node.cfg.seats):
-            out.append(f"  {name:>8}: {on_table.get(s, '')}")
-        out += ["", *self.lines[-14:]]
-        self.stream.write("\n".join(out) + "\n")
-        self.stream.flush()
-
-
-def demo_pipeline(
-    seed: int = 1,
-    profile: str = "standard",
-    out_dir: Path | None = None,
-    speed: float = 4.0,
-    split: str = "eval",
-    tricks: int | None = None,
-    stream: Any = None,
-    model: Path | None = None,
-    video: Path | None = None,
-    hooks: NodeHooks | None = None,
-    labels: bool = False,
-) -> int:
-    """``make demo``: render (or reuse) a simulated hand as an overhead video, then judge it
-    live through the whole pipeline (video → recognizer → record → referee) with a terminal
-    view, ``speed`` times faster than real time (0: as fast as the CPU allows).
-
-    Offline and camera-free. Uses ``models/cards.onnx``; without it the renderer's own labels
-    stand in for the recognizer, and the view says so. ``video``: replay this rendered video
-    (with its ``.table.toml``/``.truth.jsonl`` beside it) instead of rendering one.
-    ``hooks``: more listeners (e.g. the evidence store, so the dashboard follows the match).
-    ``labels``: read the renderer's labels instead of the model (checks the rest of the chain).
-    """
-    import os
-    import sys
-
-    from vision.render_match import LabelDetector, read_truth, render_simulated
-    from vision.sources import open_source
-
-    stream = stream or sys.stdout
-    if out_dir is None:
-        base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-        out_dir = Path(base) / "tablescan" / "demo"
-    video = video or out_dir / f"{profile}-{seed}{'' if tricks is None else f'-{tricks}t'}.mp4"
-    table = video.with_name(video.stem + ".table.toml")
-    if not (video.exists() and table.exists()):
-        print(f"rendering a simulated {profile} hand (seed {seed}) to {video} ...", file=stream)
-        render_simulated(profile, seed, video, split=split, tricks=tricks)
-    from tablescan.config import load_config
-
-    cfg = load_config(table)
-    detector: Detector
-    model_path = model or Path(__file__).resolve().parent.parent / "models" / "cards.onnx"
-    if model_path.exists() and not labels:
-        detector = load_detector(cfg, model_path)
-        reader = f"recognizer {model_path.name}"
-    else:
-        detector = LabelDetector.beside(video)
-        reader = "renderer labels" + ("" if labels else f" ({model_path.name} not found)")
-    title = f"tablescan demo: {video.name}, profile {profile}, reader: {reader}"
-    node_box: list[TableNode] = []
-    view_box: list[TerminalView] = []
-    extra = hooks or NodeHooks()
-
-    def on_event(ev: Event) -> None:
-        if extra.on_event is not None:
-            extra.on_event(ev)
-        if view_box:
-            view_box[0].event(ev)
-
-    def on_ruling(ev: Event, r: dict[str, Any]) -> None:
-        if extra.on_ruling is not None:
-            extra.on_ruling(ev, r)
-        if view_box:
-            view_box[0].ruling(ev, r)
-
-    node_hooks = replace(extra, on_event=on_event, on_ruling=on_ruling)
-    node = TableNode(
-        cfg, detector, node_hooks, evidence_dir=video.with_name(video.stem + ".evidence")
-    )
-    node_box.append(node)
-    view = TerminalView(node, stream, title)
-    view_box.append(view)
-    if not view.tty:
-        print(title, file=stream)
-    source = open_source(str(video), cfg.fps)
-    start = time.monotonic()
-    last_t = 0.0
-    try:
-        for frame in source.frames():
-            if speed > 0:
-                wait = frame.t / speed - (time.monotonic() - start)
-                if wait > 0:
-                    time.sleep(wait)
-            node.process(frame)
-            view.t = last_t = frame.t
-            view.draw()
-    finally:
-        source.close()
-    node.finish(last_t)
-    view.draw(force=True)
-    truth = read_truth(video.with_name(video.stem + ".truth.jsonl"))
-    want, got = played(truth), played(node.events)
-    right = sum(a == b for a, b in zip(want, got, strict=False))
-    report = node.referee.report() if node.referee is not None else {}
-    hand = (report.get("hands") or [{}])[0]
-    found = hand.get("violations", [])
-    unsure = sum(bool(v.get("provisional")) for v in found)
-    print(
-        f"\nplays read exactly: {right}/{len(want)}; needs_referee: {node.stats.needs_referee}; "
-        f"attacker points {hand.get('attacker_points')}; violations {len(found) - unsure} "
-        f"(+{unsure} provisional, awaiting the referee); outcome {hand.get('outcome')}",
-        file=stream,
-    )
-    return 0

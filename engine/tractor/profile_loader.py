@@ -15,7 +15,7 @@ from typing import Any
 
 from engine.cards import RANK_INDEX, parse_card
 from engine.errors import ProfileError
-from engine.tractor.rules import (
+from engine.tractor.rule_parts import (
     PROFILE_DIR,
     SIDES,
     Band,
@@ -24,7 +24,6 @@ from engine.tractor.rules import (
     FollowRules,
     Knockback,
     Penalty,
-    Rules,
     ThrowRules,
     TractorRules,
     profile_ids,
@@ -325,7 +324,7 @@ def _bands(raw: list[Any], threshold: int, path: Path) -> tuple[Band, ...]:
 
 def _build(
     values: dict[str, dict[str, Any]], cites: dict[str, str], own: set[str], path: Path
-) -> Rules:
+) -> dict[str, Any]:
     def g(dotted: str) -> Any:
         return _get(values, dotted, path)
 
@@ -432,7 +431,7 @@ def _build(
     all_keys = [
         f"{s}.{k}" if s else k for s, kv in values.items() for k in kv if s not in FREE_SECTIONS
     ]
-    return Rules(
+    return dict(
         id=str(g("id")),
         name=str(values[""].get("name", g("id"))),
         source=str(values[""].get("source", "")),
@@ -471,8 +470,11 @@ def _build(
     )
 
 
-def load_rules(profile: str | Path = "standard", options: Mapping[str, Any] | None = None) -> Rules:
-    """Load, inherit, set the options of and validate one profile (see ``Rules.load``)."""
+def read_profile(
+    profile: str | Path = "standard", options: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    """Load, inherit, set the options of and validate one profile: the fields of its ``Rules``
+    (see ``Rules.load``, which builds them; this module never imports ``Rules``)."""
     path = _path_for(profile)
     values, cites = _strip_cites(_read(path), path)
     _check_types(values, path)

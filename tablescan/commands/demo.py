@@ -117,7 +117,8 @@ def engine_report(args: argparse.Namespace) -> int:
 
 def live_demo(args: argparse.Namespace) -> int:
     from evidence.store import EvidenceStore
-    from tablescan.node import NodeHooks, demo_pipeline
+    from tablescan.demo.pipeline import demo_pipeline
+    from tablescan.node import NodeHooks
     from tablescan.store_hooks import store_hooks
 
     data = args.data

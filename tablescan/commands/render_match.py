@@ -28,7 +28,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def run(args: argparse.Namespace) -> int:
-    from vision.render_match import render_simulated
+    from tablescan.render import render_simulated
     from vision.synth.decks import DeckError
 
     if args.output.suffix.lower() != ".mp4":

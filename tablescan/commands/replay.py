@@ -1,12 +1,12 @@
 """``tablescan replay VIDEO --config table.toml --profile ID -o match.jsonl``.
 
-The live node's code path, fed from a file as fast as the CPU allows.
+The live node's code path (``tablescan.wiring.TableApp``), fed from a file as fast as the CPU
+allows.
 """
 
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import logging
 from pathlib import Path
@@ -34,38 +34,32 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 def run(args: argparse.Namespace) -> int:
     from engine.record import write_record
-    from tablescan.config import ConfigError, load_config
-    from tablescan.node import Detector, TableNode, load_detector, run_source
+    from tablescan.config import ConfigError
+    from tablescan.wiring import TableApp
     from vision.calibration import CalibrationError
-    from vision.sources import SourceError, open_source
+    from vision.sources import SourceError
 
+    app = TableApp(
+        args.config,
+        profile=args.profile,
+        video=args.video,
+        detector=args.detector,
+        model=args.model,
+        keep_evidence=not args.no_evidence,
+        evidence_dir=args.evidence or args.output.with_name(args.output.stem + ".evidence"),
+    )
     try:
-        cfg = load_config(args.config)
+        app.start()
+        stats = app.run()
     except ConfigError as e:
         log.error("%s", e)
         return 2
-    if args.profile:
-        cfg = dataclasses.replace(cfg, profile=args.profile)
-    detector: Detector
-    try:
-        if args.detector == "labels":
-            from vision.render_match import LabelDetector
-
-            detector = LabelDetector.beside(args.video)
-        else:
-            detector = load_detector(cfg, args.model)
-        source = open_source(str(args.video), cfg.fps)
-        node = TableNode(
-            cfg,
-            detector,
-            keep_evidence=not args.no_evidence,
-            evidence_dir=args.evidence or args.output.with_name(args.output.stem + ".evidence"),
-        )
-        stats = run_source(node, source)
     except (SourceError, CalibrationError, FileNotFoundError, OSError) as e:
         log.error("%s", e)
         return 1
-    write_record(node.events, args.output)
+    finally:
+        app.stop()
+    write_record(app.node.events, args.output)
     summary = {"record": str(args.output), **stats.as_dict()}
     print(json.dumps(summary, indent=None))
     return 0 if not stats.errors else 1

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from vision.render_match import RenderResult, render_simulated
+from tablescan.render import RenderResult, render_simulated
 
 SEED = 7
 TRICKS = 3

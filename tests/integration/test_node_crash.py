@@ -16,9 +16,10 @@ from typing import Any
 from evidence import EvidenceStore
 from evidence.verify import verify_store
 from tablescan.config import load_config
-from tablescan.node import TableNode, played
-from vision.render_match import LabelDetector, RenderResult, read_truth
+from tablescan.render import RenderResult, played, read_truth
+from tablescan.wiring import build_node
 from vision.sources import open_source
+from vision.synth.labels import LabelDetector
 
 ROOT = Path(__file__).resolve().parents[2]
 KILL_AFTER_PLAYS = 6  # mid-hand: the second trick is half played
@@ -114,13 +115,13 @@ def test_live_camera_resumes_from_the_record(hand_clip: RenderResult, tmp_path: 
     cfg = load_config(hand_clip.table)
     labels = hand_clip.video.with_name(hand_clip.video.stem + ".labels.jsonl")
     frames = open_source(str(hand_clip.video), cfg.fps).frames()
-    first = TableNode(cfg, LabelDetector(labels), evidence_dir=tmp_path / "ev")
+    first = build_node(cfg, LabelDetector(labels), evidence_dir=tmp_path / "ev")
     for frame in frames:
         first.process(frame)
         if sum(e["type"] == "play" for e in first.events) >= KILL_AFTER_PLAYS:
             break
     record = list(first.events)
-    again = TableNode(cfg, LabelDetector(labels), resume=record, evidence_dir=tmp_path / "ev")
+    again = build_node(cfg, LabelDetector(labels), resume=record, evidence_dir=tmp_path / "ev")
     again.continue_live()
     assert again.seq.next_seq == len(record)
     for frame in frames:  # the camera goes on

@@ -7,11 +7,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tablescan.commands.run import store_wiring
 from tablescan.config import load_config
-from tablescan.node import TableNode, played
-from vision.render_match import LabelDetector, RenderResult, read_truth
+from tablescan.render import RenderResult, played, read_truth
+from tablescan.wiring import build_node, store_wiring
 from vision.sources import open_source
+from vision.synth.labels import LabelDetector
 
 
 def test_referee_events_interleave_with_the_node(hand_clip: RenderResult, tmp_path: Path) -> None:
@@ -31,7 +31,7 @@ def test_referee_events_interleave_with_the_node(hand_clip: RenderResult, tmp_pa
 
     hooks.on_event = on_event
     labels = hand_clip.video.with_name(hand_clip.video.stem + ".labels.jsonl")
-    node = TableNode(cfg, LabelDetector(labels), hooks, evidence_dir=tmp_path / "ev")
+    node = build_node(cfg, LabelDetector(labels), hooks, evidence_dir=tmp_path / "ev")
     checked: list[int] = []
     try:
         for frame in open_source(str(hand_clip.video), cfg.fps).frames():

@@ -14,11 +14,13 @@ from evidence.live import LiveFiles
 from firmware_bridge import virtual
 from firmware_bridge.mapping import LedPlanner, lights_from_state
 from firmware_bridge.protocol import Led
-from tablescan.commands.run import SeatButtons, live_frames, store_wiring
 from tablescan.config import load_config
-from tablescan.node import TableNode
-from vision.render_match import LabelDetector, RenderResult
+from tablescan.live_share import live_frames
+from tablescan.render import RenderResult
+from tablescan.seat_buttons import SeatButtons
+from tablescan.wiring import build_node, store_wiring
 from vision.sources import open_source
+from vision.synth.labels import LabelDetector
 
 WAIT = 30.0
 PRESS_AFTER_PLAYS = 5
@@ -49,7 +51,7 @@ def test_presses_recorded_once_and_lights_follow_referee(
     cfg = load_config(hand_clip.table)
     hooks, closers, _ = store_wiring(data, cfg)
     labels = hand_clip.video.with_name(hand_clip.video.stem + ".labels.jsonl")
-    node = TableNode(cfg, LabelDetector(labels), hooks, evidence_dir=tmp_path / "ev")
+    node = build_node(cfg, LabelDetector(labels), hooks, evidence_dir=tmp_path / "ev")
     seats = SeatButtons.open(node, f"virtualseat://{board.name}")
     closers.insert(0, seats.close)
     health = live_frames(data, cfg.table_id, node, seats.bridge.health)
@@ -112,7 +114,7 @@ def test_presses_recorded_once_and_lights_follow_referee(
     assert not node.stats.errors.get("referee")
 
     # a host restart: the board resends a press the old host recorded; it is not recorded again
-    again = TableNode(cfg, LabelDetector(labels), resume=record, evidence_dir=tmp_path / "ev")
+    again = build_node(cfg, LabelDetector(labels), resume=record, evidence_dir=tmp_path / "ev")
     body = {k: v for k, v in passes[0].items() if k not in ("seq", "table")}
     assert again.external(body) == []
     assert again.seq.next_seq == len(record)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from vision.render_match import RenderResult, render_simulated
+from tablescan.render import RenderResult, render_simulated
 
 CLIP_SEED = 7
 CLIP_TRICKS = 2

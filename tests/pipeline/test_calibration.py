@@ -7,14 +7,14 @@ import numpy as np
 import pytest
 
 from tablescan.config import load_config
-from tablescan.node import calibrate, layout_from_config
+from tablescan.render import RenderResult
+from tablescan.wiring import calibrate, layout_from_config
 from vision.calibration import (
     CalibrationError,
     calibrate_aruco,
     calibrate_points,
     default_layout,
 )
-from vision.render_match import RenderResult
 
 
 def first_frame(clip: RenderResult) -> np.ndarray:

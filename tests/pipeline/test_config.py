@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from tablescan.config import ConfigError, dump_config, load_config
-from vision.render_match import RenderResult
+from tablescan.render import RenderResult
 
 
 def test_rendered_config_loads(clip: RenderResult) -> None:

@@ -1,12 +1,12 @@
-"""The offline demo entry point (``make demo`` calls ``tablescan.node.demo_pipeline``)."""
+"""The offline demo entry point (``make demo`` calls ``tablescan.demo.pipeline.demo_pipeline``)."""
 
 from __future__ import annotations
 
 import io
 from pathlib import Path
 
-from tablescan.node import demo_pipeline
-from vision.render_match import RenderResult
+from tablescan.demo.pipeline import demo_pipeline
+from tablescan.render import RenderResult
 
 NO_MODEL = Path("no-such-model.onnx")  # the view is under test here: labels stand in
 

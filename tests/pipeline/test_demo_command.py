@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from evidence.store import EvidenceStore
-from vision.render_match import RenderResult
+from tablescan.render import RenderResult
 
 
 def test_demo_command_judges_the_clip_into_the_dashboards_store(

@@ -3,7 +3,7 @@ a silent guess."""
 
 from __future__ import annotations
 
-from vision.fusion import Decision, Fusion
+from tablescan.fusion import Decision, Fusion
 from vision.tracking import Observation
 
 

@@ -12,8 +12,8 @@ from pathlib import Path
 
 from engine.record import read_record
 from tablescan.config import load_config
-from tablescan.node import TableNode, load_detector, played, run_source
-from vision.render_match import RenderResult, read_truth
+from tablescan.render import RenderResult, played, read_truth
+from tablescan.wiring import build_node, load_detector, run_source
 from vision.sources import open_source
 
 MODEL = Path(__file__).resolve().parents[2] / "models" / "cards.onnx"
@@ -23,7 +23,7 @@ def test_shipped_model_replay_keeps_the_record_valid_and_never_guesses_silently(
     clip: RenderResult,
 ) -> None:
     cfg = load_config(clip.table)
-    node = TableNode(cfg, load_detector(cfg, MODEL), keep_evidence=False)
+    node = build_node(cfg, load_detector(cfg, MODEL), keep_evidence=False)
     stats = run_source(node, open_source(str(clip.video)))
     assert stats.reads > 0 and not stats.errors
     events, errors = read_record([json.dumps(e) for e in node.events])

@@ -12,9 +12,11 @@ import numpy as np
 
 from engine.record import read_record
 from tablescan.config import load_config
-from tablescan.node import NodeHooks, TableNode, played, run_source
-from vision.render_match import LabelDetection, LabelDetector, RenderResult, read_truth
+from tablescan.node import NodeHooks
+from tablescan.render import RenderResult, played, read_truth
+from tablescan.wiring import build_node, run_source
 from vision.sources import open_source
+from vision.synth.labels import LabelDetection, LabelDetector
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -28,7 +30,7 @@ def test_labels_replay_gives_the_true_record(clip: RenderResult, tmp_path: Path)
     hooks = NodeHooks(
         on_event=seen.append, on_evidence=lambda ev, paths: kept.append((ev["seq"], paths))
     )
-    node = TableNode(
+    node = build_node(
         cfg,
         LabelDetector(clip.video.with_name("clip.labels.jsonl")),
         hooks,
@@ -51,8 +53,10 @@ def test_labels_replay_gives_the_true_record(clip: RenderResult, tmp_path: Path)
     for e in plays:
         assert e["evidence"] and all(p.exists() for p in by_seq[e["seq"]])
     after = cv2.imread(str(by_seq[plays[0]["seq"]][-1]))
-    assert after is not None and node.calibration is not None
-    hidden = cv2.erode(255 - node.calibration.mask_image(node.layout), np.ones((9, 9), np.uint8))
+    assert after is not None and node.reader.calibration is not None
+    hidden = cv2.erode(
+        255 - node.reader.calibration.mask_image(node.reader.layout), np.ones((9, 9), np.uint8)
+    )
     assert after[hidden > 0].max() < 30  # only JPEG noise where the hands are
 
 
@@ -77,7 +81,7 @@ def test_replay_cli_writes_the_record(clip: RenderResult, tmp_path: Path) -> Non
 def test_a_frame_of_noise_is_not_read_as_cards(clip: RenderResult, tmp_path: Path) -> None:
     """A source that breaks into garbage frames produces no plays and no crash."""
     cfg = load_config(clip.table)
-    node = TableNode(
+    node = build_node(
         cfg, LabelDetector(clip.video.with_name("clip.labels.jsonl")), keep_evidence=False
     )
     cap = cv2.VideoCapture(str(clip.video))
@@ -148,7 +152,7 @@ class DoubtfulFirstLook(LabelDetector):
 def test_a_doubtful_read_is_read_again_before_deciding(clip: RenderResult) -> None:
     cfg = load_config(clip.table)
     det = DoubtfulFirstLook(clip.video.with_name("clip.labels.jsonl"))
-    node = TableNode(cfg, det, keep_evidence=False)
+    node = build_node(cfg, det, keep_evidence=False)
     stats = run_source(node, open_source(str(clip.video)))
     assert played(node.events) == played(read_truth(clip.truth))
     assert stats.needs_referee == 0
@@ -158,7 +162,7 @@ def test_a_doubtful_read_is_read_again_before_deciding(clip: RenderResult) -> No
 def test_reads_that_stay_doubtful_are_all_surfaced(clip: RenderResult) -> None:
     cfg = load_config(clip.table)
     det = DoubtfulFirstLook(clip.video.with_name("clip.labels.jsonl"), always=True)
-    node = TableNode(cfg, det, keep_evidence=False)
+    node = build_node(cfg, det, keep_evidence=False)
     run_source(node, open_source(str(clip.video)))
     plays = [e for e in node.events if e["type"] == "play"]
     flagged = {e["ref"]: e for e in node.events if e["type"] == "needs_referee"}
@@ -214,7 +218,7 @@ def test_a_read_that_flickers_between_frames_goes_to_a_referee(clip: RenderResul
     card = first["cards"][0]
     instead = "BJ" if card != "BJ" else "SJ"
     det = _Flicker(clip.video.with_name("clip.labels.jsonl"), card, instead)
-    node = TableNode(cfg, det, keep_evidence=False)
+    node = build_node(cfg, det, keep_evidence=False)
     run_source(node, open_source(str(clip.video)))
     plays = [e for e in node.events if e["type"] == "play" and e["seat"] == first["seat"]]
     flagged = {e["ref"] for e in node.events if e["type"] == "needs_referee"}
@@ -240,7 +244,7 @@ def test_a_ruling_on_an_unsure_read_is_never_passed_on_as_firm(clip: RenderResul
     seen: list[dict[str, object]] = []
     hooks = NodeHooks(on_ruling=lambda ev, r: seen.append(r))
     det = _OneBackHidden(clip.video.with_name("clip.labels.jsonl"))
-    node = TableNode(cfg, det, hooks, keep_evidence=False)
+    node = build_node(cfg, det, hooks, keep_evidence=False)
     run_source(node, open_source(str(clip.video)))
     bury = [e for e in node.events if e["type"] == "bury"]
     assert bury and bury[0]["count"] == 7
@@ -286,7 +290,7 @@ def test_a_card_seen_land_but_never_read_surely_goes_to_a_referee(clip: RenderRe
     first = next(e for e in truth if e["type"] == "play" and len(e["cards"]) == 1)
     card = first["cards"][0]
     det = _FaintCard(clip.video.with_name("clip.labels.jsonl"), card)
-    node = TableNode(cfg, det, keep_evidence=False)
+    node = build_node(cfg, det, keep_evidence=False)
     run_source(node, open_source(str(clip.video)))
     assert played(node.events) == played(truth)  # nothing missed
     flagged = {e["ref"]: e for e in node.events if e["type"] == "needs_referee"}

@@ -9,7 +9,7 @@ import cv2
 import numpy as np
 
 from tablescan.config import dump_config, load_config
-from tablescan.node import TableNode
+from tablescan.wiring import build_node
 from vision.calibration import default_layout
 from vision.sources import Frame
 
@@ -62,15 +62,15 @@ def test_six_seat_table_reads_a_play_in_seat_four(tmp_path: Path) -> None:
     cfg = load_config(six_seat_config(tmp_path))
     assert cfg.decks == 4 and len(cfg.areas) == 7
     det = Scripted()
-    node = TableNode(cfg, det, keep_evidence=False)
+    node = build_node(cfg, det, keep_evidence=False)
     assert node.events[0]["game"] == "gouji" and len(node.events[0]["seats"]) == 6
     blank = np.full((H, W, 3), 60, np.uint8)
     for i in range(3):
         node.process(Frame(i, i / 20, blank))
     # seat 4's area centre, in image pixels; a card drawn there and reported by the reader
-    seat4 = np.array(node.layout.seat_areas[4].polygon).mean(0)
-    assert node.calibration is not None
-    cx, cy = node.calibration.to_image([seat4])[0]
+    seat4 = np.array(node.reader.layout.seat_areas[4].polygon).mean(0)
+    assert node.reader.calibration is not None
+    cx, cy = node.reader.calibration.to_image([seat4])[0]
     img = blank.copy()
     cv2.rectangle(
         img, (int(cx) - 20, int(cy) - 28), (int(cx) + 20, int(cy) + 28), (250, 250, 250), -1

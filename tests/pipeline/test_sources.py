@@ -8,7 +8,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.render_match import RenderResult
+from tablescan.render import RenderResult
 from vision.sources import FolderSource, SourceError, VideoSource, open_source
 
 

@@ -7,10 +7,10 @@ from collections import Counter
 from dataclasses import replace
 
 from tablescan.config import load_config
-from tablescan.node import DEFAULT_MIN_SCORE, min_score_of
+from tablescan.render import RenderResult
+from tablescan.wiring import DEFAULT_MIN_SCORE, min_score_of
 from vision.detect import Thresholds
 from vision.eval import judged_reads, sure_score
-from vision.render_match import RenderResult
 
 
 def test_judged_reads_give_truth_copies_to_the_surest_reads() -> None:

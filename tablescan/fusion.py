@@ -7,6 +7,9 @@ A read that fails a check, or one the recognizer scored low, is still written as
 best candidate, so the turn order keeps going) but followed at once by a ``needs_referee``
 event naming the candidates and the reason; the referee's rulings on it stay provisional until
 a human settles it.
+
+Over 600 lines on purpose: every check reads and updates one play-by-play state (the trick,
+the cards seen, the pending follow); split up, each part would reach into the others'.
 """
 
 from __future__ import annotations

@@ -1,0 +1,185 @@
+"""Rendered match videos with their truth: simulate a hand, judge it, draw it, write the files.
+
+This is the pipeline's ground truth. The true record is known (it is the simulator's), so a
+replay of the video can be scored event by event. The drawing is vision's
+(``vision.synth.match_video``); the spine simulates the hand, asks the game's referee who
+takes each trick (the sweep direction), and writes beside ``match.mp4``:
+``match.truth.jsonl`` (the record, each event's ``t`` the moment its cards have settled: the
+first still frame after the last card lands and the hand leaves) and ``match.table.toml``
+(calibration by the ArUco markers drawn at the table corners, seat areas, hand masks) which
+``tablescan replay`` takes. ``match.labels.jsonl`` (every card's quad per scene change) comes
+with the drawing.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from engine.games import referee_for
+from engine.record import apply_corrections, dumps_event
+from tablescan.config import dump_config
+from vision.calibration import Layout
+from vision.synth.match_video import FPS, IMAGE_SIZE, MARKER_SIZE, Camera, draw_match
+from vision.synth.timeline import TABLE
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class RenderResult:
+    video: Path
+    truth: Path
+    table: Path
+    frames: int
+    fps: float
+    design: str
+    events: int
+
+
+def trick_winners(events: list[dict[str, Any]]) -> dict[int, int]:
+    """Index of each trick's last play → the seat that takes the trick, as the game's referee
+    judges it at the table; empty when it cannot judge these events (the drawing then takes
+    the next trick's leader)."""
+    out: dict[int, int] = {}
+    try:
+        start = next(e for e in events if e["type"] == "match_start")
+        ref = referee_for(start)
+        for idx, e in enumerate(events):
+            for r in ref.feed(e):
+                if r.get("kind") == "trick" and isinstance(r.get("winner"), int):
+                    out[idx] = r["winner"]
+    except Exception as e:  # a render must not fail on a judging problem
+        log.info("trick winners from the play order (%s)", e)
+        out = {}
+    return out
+
+
+def table_config(
+    video: Path, start: dict[str, Any], hand: dict[str, Any] | None, camera: Camera, layout: Layout
+) -> dict[str, Any]:
+    """The ``table.toml`` content that lets ``replay`` read this video."""
+    seats = list(start["seats"])
+    return {
+        "table": {
+            "id": video.stem,
+            "game": start.get("game", "tractor"),
+            "profile": start["profile"],
+            "seats": seats,
+            "teams": start.get("teams", [[0, 2], [1, 3]]),
+            "levels": start.get("levels", ["2", "2"]),
+            **({"banker": hand["banker"]} if hand and hand.get("banker") is not None else {}),
+            "decks": 2,
+        },
+        "source": {"uri": video.name, "fps": FPS},
+        "model": {"path": "models/cards.onnx"},  # min_score: the model's own sure score
+        "calibration": {
+            "method": "aruco",
+            "table_size": [TABLE, TABLE],
+            "dictionary": "DICT_4X4_50",
+            "marker_ids": [0, 1, 2, 3],
+            "marker_size": MARKER_SIZE,
+            "points": [list(p) for p in camera.table_corners_image()],
+        },
+        "motion": {"still_frames": 2},
+        "areas": [
+            {
+                "name": a.name,
+                "kind": a.kind,
+                **({"seat": a.seat} if a.seat is not None else {}),
+                "polygon": [list(p) for p in a.polygon],
+            }
+            for a in layout.areas
+        ],
+        "masks": [{"polygon": [list(p) for p in m]} for m in layout.masks],
+    }
+
+
+def render_match(
+    events: Iterable[dict[str, Any]],
+    out: Path,
+    seed: int,
+    split: str = "train",
+    fps: float = FPS,
+    image_size: tuple[int, int] = IMAGE_SIZE,
+    design: str | None = None,
+) -> RenderResult:
+    """Render ``events`` (one hand's record) to ``out`` (.mp4) with truth and table config.
+
+    ``design`` picks one deck design by name (e.g. ``gnome/tango_nuevo``); default: seeded.
+    """
+    evs = [dict(e) for e in events]
+    start = next((e for e in evs if e["type"] == "match_start"), None)
+    if start is None:
+        raise ValueError("events: a match_start event is needed (seats, profile)")
+    hand = next((e for e in evs if e["type"] == "hand_start"), None)
+    drawn = draw_match(evs, out, seed, split, fps, image_size, design, trick_winners(evs))
+    stem = out.with_suffix("")
+    truth_path = stem.with_name(stem.name + ".truth.jsonl")
+    with open(truth_path, "w", encoding="utf-8") as fh:
+        for seq, (frame_i, ev) in enumerate(drawn.timeline.truth):
+            ev = {**ev, "seq": seq, "t": round(frame_i / fps, 3)}
+            fh.write(dumps_event(ev) + "\n")
+    table_path = stem.with_name(stem.name + ".table.toml")
+    cfg = table_config(out, start, hand, drawn.camera, drawn.layout)
+    table_path.write_text(
+        f"# Rendered by tablescan render-match (seed {seed}, design {drawn.design}, {split}).\n"
+        + dump_config(cfg),
+        encoding="utf-8",
+    )
+    log.info("rendered %s: %d frames, design %s", out, drawn.frames, drawn.design)
+    return RenderResult(
+        out, truth_path, table_path, drawn.frames, fps, drawn.design, len(drawn.timeline.truth)
+    )
+
+
+def read_truth(path: Path) -> list[dict[str, Any]]:
+    """The true record a render wrote (``match.truth.jsonl``)."""
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+
+
+def simulated_hand(profile: str, seed: int, tricks: int | None = None) -> list[dict[str, Any]]:
+    """One hand from the engine's seeded simulator, as record events (first ``tricks`` only)."""
+    from engine.tractor.rules import Rules
+    from engine.tractor.sim import match_events, simulate_match
+
+    match = simulate_match(Rules.load(profile), seed, max_hands=1)
+    events = [e for e in match_events(match) if e["type"] != "match_end"]
+    if tricks is None:
+        return events
+    n = len(next(e for e in events if e["type"] == "match_start")["seats"])
+    out: list[dict[str, Any]] = []
+    plays = 0
+    for e in events:
+        if e["type"] == "play":
+            if plays >= tricks * n:
+                continue
+            plays += 1
+        out.append(e)
+    return out
+
+
+def render_simulated(
+    profile: str,
+    seed: int,
+    out: Path,
+    split: str = "train",
+    tricks: int | None = None,
+    design: str | None = None,
+) -> RenderResult:
+    """``tablescan render-match``: simulate a hand with ``seed`` and render it to ``out``."""
+    events = simulated_hand(profile, seed, tricks)
+    return render_match(events, out, seed, split=split, design=design)
+
+
+def played(events: Iterable[dict[str, Any]]) -> list[tuple[int, tuple[str, ...]]]:
+    """The (seat, sorted cards) of every play, after corrections: a replay against its truth."""
+    return [
+        (e["seat"], tuple(sorted(e["cards"])))
+        for e in apply_corrections(list(events))
+        if e["type"] == "play"
+    ]

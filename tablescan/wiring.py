@@ -1,0 +1,445 @@
+"""Start-up of a table node, step by step, for ``run``, ``replay`` and ``demo``.
+
+In the style of Frigate's ``FrigateApp.start()``: ``TableApp.start`` is one readable list of
+steps, each a small method; ``stop`` undoes them in reverse; ``run`` is the source loop.
+
+    config → evidence store (+ its hooks, what a crash left) → record file → source →
+    detector → reader (vision) → referee (engine.games) → node → seat controller →
+    live frame for the dashboard;  then the source loop;  then teardown.
+
+The helpers below build each part from the table config; tests and benches that want a bare
+node use ``build_node``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from engine.games import RefereeLike, referee_for
+from engine.record import dumps_event
+from tablescan.config import ConfigError, TableConfig, load_config
+from tablescan.node import Event, NodeHooks, NodeStats, TableNode
+from vision.calibration import (
+    Area,
+    Calibration,
+    CalibrationError,
+    Layout,
+    calibrate_aruco,
+    calibrate_points,
+)
+from vision.reading import Detector, TableReader
+from vision.sources import FrameSource, open_source
+
+if TYPE_CHECKING:
+    from evidence.store import EvidenceStore
+    from tablescan.seat_buttons import SeatButtons
+
+log = logging.getLogger(__name__)
+
+__all__ = [
+    "DEFAULT_MIN_SCORE",
+    "Detector",
+    "StartError",
+    "TableApp",
+    "build_node",
+    "calibrate",
+    "chain_hooks",
+    "layout_from_config",
+    "load_detector",
+    "make_reader",
+    "match_referee",
+    "min_score_of",
+    "run_source",
+    "store_wiring",
+]
+
+DEFAULT_MIN_SCORE = 0.6  # a detector without a calibrated sure score (labels, tests)
+
+
+class StartError(Exception):
+    """A node that must not start (e.g. its hand is already finished); the message says why."""
+
+
+# --- the parts, from the table config -------------------------------------------------------
+
+
+def layout_from_config(cfg: TableConfig) -> Layout:
+    areas = tuple(Area(a.name, a.kind, a.polygon, a.seat) for a in cfg.areas)
+    return Layout(cfg.calibration.table_size, areas, cfg.masks)
+
+
+def calibrate(cfg: TableConfig, frame: NDArray[np.uint8]) -> Calibration:
+    """Calibrate from ``frame`` per the config; ArUco falls back to saved points if given."""
+    cal = cfg.calibration
+    h, w = frame.shape[:2]
+    if cal.method == "points":
+        return calibrate_points(cal.points, cal.table_size, (w, h))
+    try:
+        return calibrate_aruco(
+            frame, cal.table_size, cal.dictionary, cal.marker_ids, cal.marker_size
+        )
+    except CalibrationError as e:
+        if cal.points:
+            log.warning("%s: %s; using the saved manual points", cfg.path, e)
+            return calibrate_points(cal.points, cal.table_size, (w, h))
+        raise CalibrationError(f"{cfg.path}: calibration: {e}") from None
+
+
+def min_score_of(cfg: TableConfig, detector: Detector) -> float:
+    """The score under which a read goes to a referee: the table config's ``model.min_score``
+    when set, else the score the model was calibrated to be sure at (``models.calibrate``)."""
+    if cfg.min_score is not None:
+        return cfg.min_score
+    thresholds = getattr(detector, "thresholds", None)
+    return float(getattr(thresholds, "sure_score", DEFAULT_MIN_SCORE))
+
+
+def load_detector(cfg: TableConfig, model: Path | None = None) -> Detector:
+    """The shipped recognizer (``vision.detect.CardDetector``) on the configured model."""
+    path = model or cfg.model
+    if path is None:
+        raise FileNotFoundError(f"{cfg.path}: model.path: no recognizer model configured")
+    if not path.exists():
+        alt = Path(__file__).resolve().parent.parent / "models" / path.name
+        if alt.exists():
+            path = alt
+        else:
+            raise FileNotFoundError(f"{cfg.path}: model.path: {path} does not exist")
+    from vision.detect import CardDetector
+
+    detector: Detector = CardDetector(str(path))
+    return detector
+
+
+def make_reader(cfg: TableConfig, detector: Detector, **tuning: Any) -> TableReader:
+    """The table's pixel steps: its layout, calibration and motion settings from the config,
+    its sure line from the config or the model; ``tuning``: ``TableReader``'s keywords."""
+    return TableReader(
+        layout_from_config(cfg),
+        detector,
+        partial(calibrate, cfg),
+        min_score_of(cfg, detector),
+        still_frames=cfg.still_frames,
+        motion_threshold=cfg.motion_threshold,
+        **tuning,
+    )
+
+
+def match_referee(cfg: TableConfig) -> RefereeLike:
+    """The match's one judge, from the game registry, for the match this table opens."""
+    return referee_for({"v": 1, "seq": 0, "t": 0.0, **cfg.match_start()})
+
+
+def build_node(
+    cfg: TableConfig,
+    detector: Detector,
+    hooks: NodeHooks | None = None,
+    *,
+    judge: bool = True,
+    keep_evidence: bool = True,
+    evidence_dir: Path | None = None,
+    resume: Sequence[Event] = (),
+    **tuning: Any,
+) -> TableNode:
+    """A table node with its reader and referee built from the config (tests, benches)."""
+    return TableNode(
+        cfg,
+        make_reader(cfg, detector, **tuning),
+        match_referee(cfg) if judge else None,
+        hooks,
+        keep_evidence=keep_evidence,
+        evidence_dir=evidence_dir,
+        resume=resume,
+    )
+
+
+def chain_hooks(*hooks: NodeHooks) -> NodeHooks:
+    """One ``NodeHooks`` calling each given one in turn (the first is the store: durable
+    first); ``foreign`` comes from the first that has one."""
+
+    def each(name: str) -> Callable[..., None] | None:
+        calls: list[Callable[..., None]] = [
+            f for f in (getattr(h, name) for h in hooks) if f is not None
+        ]
+        if not calls:
+            return None
+        if len(calls) == 1:
+            return calls[0]
+
+        def call(*args: Any) -> None:
+            for f in calls:
+                f(*args)
+
+        return call
+
+    foreign = next((h.foreign for h in hooks if h.foreign is not None), None)
+    return NodeHooks(
+        on_event=each("on_event"),
+        on_evidence=each("on_evidence"),
+        on_ruling=each("on_ruling"),
+        on_observation=each("on_observation"),
+        on_frame=each("on_frame"),
+        foreign=foreign,
+    )
+
+
+def store_wiring(
+    data: Path, cfg: TableConfig
+) -> tuple[NodeHooks, list[Callable[[], None]], EvidenceStore]:
+    """Events, rulings and evidence JPEGs chained into the evidence store under ``data``."""
+    from evidence.store import EvidenceStore
+    from tablescan.store_hooks import store_hooks
+
+    store = EvidenceStore(data)
+    return NodeHooks(**store_hooks(store, cfg.table_id)), [store.close], store
+
+
+def dashboard_calibration(data: Path, cfg: TableConfig) -> TableConfig:
+    """Table corners entered on the dashboard's calibration page replace the config's."""
+    from evidence.live import LiveFiles
+
+    saved = LiveFiles(data).calibration(cfg.table_id)
+    if not saved or saved.get("method") != "points":
+        return cfg
+    pts = saved.get("points")
+    if not (isinstance(pts, list) and len(pts) == 4):
+        raise ConfigError(f"{data}/live/{cfg.table_id}/calibration.json: points: expected 4")
+    cal = dataclasses.replace(
+        cfg.calibration, method="points", points=tuple((float(x), float(y)) for x, y in pts)
+    )
+    log.info("using the dashboard's calibration points for table %s", cfg.table_id)
+    return dataclasses.replace(cfg, calibration=cal)
+
+
+def run_source(
+    node: TableNode,
+    source: FrameSource,
+    max_frames: int | None = None,
+    speed: float = 0.0,
+    between: Callable[[], None] | None = None,
+) -> NodeStats:
+    """Feed every frame of ``source`` to ``node`` and finish the hand. ``speed`` > 0 paces a
+    recorded source at that many times real time (frames replayed after a crash are not).
+    ``between()`` runs after every frame (seat buttons in, lights out, a view redrawn)."""
+    start = time.perf_counter()
+    last_t = 0.0
+    paced_from: tuple[float, float] | None = None  # (wall clock, video t) pacing started
+    try:
+        for frame in source.frames():
+            if speed > 0 and not node.catching_up:
+                now = time.monotonic()
+                if paced_from is None:
+                    paced_from = (now, frame.t)
+                wait = (frame.t - paced_from[1]) / speed - (now - paced_from[0])
+                if wait > 0:
+                    time.sleep(wait)
+            node.process(frame)
+            last_t = frame.t
+            if between is not None:
+                between()
+            if max_frames is not None and frame.index + 1 >= max_frames:
+                break
+    finally:
+        source.close()
+    for err in source.errors:
+        node.stats.errors["source"] += 1
+        log.error("%s", err)
+    node.finish(last_t)
+    node.stats.wall_s = time.perf_counter() - start
+    return node.stats
+
+
+# --- the start-up -------------------------------------------------------------------------
+
+
+@dataclass
+class TableApp:
+    """One table node and everything around it, started in order and stopped in reverse.
+
+    ``config``: the table.toml; ``profile``: another rule profile than the config's.
+    ``video``: a recorded file to read (as given); else ``source`` or the config's source
+    (relative to the config's folder). ``detector``: ``model`` (``model`` or the config's)
+    or ``labels`` (a rendered video's own labels). ``data``: the evidence store folder (the
+    record chained there, a crashed hand resumed, the live frame shared). ``record``: a
+    JSON-lines file the record is appended to, each event echoed on stdout (``run``).
+    ``hooks``: more listeners, called after the store and the record file.
+    """
+
+    config: Path
+    profile: str | None = None
+    video: Path | None = None
+    source: str | None = None
+    detector: str = "model"
+    model: Path | None = None
+    data: Path | None = None
+    append_record: bool = False
+    record: Path | None = None
+    hooks: NodeHooks | None = None
+    keep_evidence: bool = True
+    evidence_dir: Path | None = None
+    serial: str | None = None
+
+    cfg: TableConfig = field(init=False)
+    store: EvidenceStore | None = field(init=False, default=None)
+    stored: list[Event] = field(init=False, default_factory=list)
+    frames: FrameSource = field(init=False)
+    recognizer: Detector = field(init=False)
+    reader: TableReader = field(init=False)
+    referee: RefereeLike = field(init=False)
+    node: TableNode = field(init=False)
+    seats: SeatButtons | None = field(init=False, default=None)
+    _listeners: list[NodeHooks] = field(init=False, default_factory=list)
+    _closers: list[Callable[[], None]] = field(init=False, default_factory=list)
+
+    def start(self) -> TableApp:
+        """Every start-up step, in order; on a failure what was started is stopped."""
+        try:
+            self.init_config()
+            self.init_store()
+            self.init_record_file()
+            self.init_source()
+            self.init_detector()
+            self.init_reader()
+            self.init_referee()
+            self.init_node()
+            self.init_seats()
+            self.init_live()
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def init_config(self) -> None:
+        """The table config; the dashboard's calibration points; the profile override."""
+        cfg = load_config(self.config)
+        if self.data is not None:
+            cfg = dashboard_calibration(self.data, cfg)
+        if self.profile:
+            cfg = dataclasses.replace(cfg, profile=self.profile)
+        self.cfg = cfg
+
+    def init_store(self) -> None:
+        """The evidence store and its hooks; the events a crash left (one hand per run: a
+        finished one is never resumed or written into)."""
+        if self.data is None:
+            return
+        hooks, closers, self.store = store_wiring(self.data, self.cfg)
+        self._closers += closers
+        self._listeners.append(hooks)
+        self.stored = self.store.events(self.cfg.table_id)
+        ended = [e for e in self.stored if e["type"] == "hand_end"]
+        if ended:
+            raise StartError(
+                f"{self.data}: table {self.cfg.table_id} already holds a finished hand "
+                f"(hand_end at seq {ended[0]['seq']}); record the next hand under another "
+                "table id or data folder"
+            )
+
+    def init_record_file(self) -> None:
+        """``run``: the record appended to a JSON-lines file, each event echoed."""
+        if not self.append_record:
+            return
+        path = self.record or self.cfg.path.with_name(self.cfg.table_id + ".jsonl")
+        out: IO[str] = open(path, "a", encoding="utf-8")  # noqa: SIM115 (closed in stop)
+        self._closers.append(out.close)
+
+        def on_event(ev: Event) -> None:
+            line = dumps_event(ev)
+            out.write(line + "\n")
+            out.flush()
+            print(line, flush=True)
+
+        self._listeners.append(NodeHooks(on_event=on_event))
+
+    def init_source(self) -> None:
+        if self.video is not None:
+            self.frames = open_source(str(self.video), self.cfg.fps)
+        else:
+            uri = self.source or self.cfg.source
+            self.frames = open_source(uri, self.cfg.fps, base=self.cfg.path.parent)
+
+    def init_detector(self) -> None:
+        if self.detector == "labels":
+            from vision.synth.labels import LabelDetector
+
+            self.recognizer = LabelDetector.beside(self.video or Path(self.frames.name))
+        else:
+            self.recognizer = load_detector(self.cfg, self.model)
+
+    def init_reader(self) -> None:
+        self.reader = make_reader(self.cfg, self.recognizer)
+
+    def init_referee(self) -> None:
+        self.referee = match_referee(self.cfg)
+
+    def init_node(self) -> None:
+        """The node; a live camera resumed after a crash goes on from now (a file replays
+        its frames up to the crash)."""
+        if self.hooks is not None:
+            self._listeners.append(self.hooks)
+        self.node = TableNode(
+            self.cfg,
+            self.reader,
+            self.referee,
+            chain_hooks(*self._listeners),
+            keep_evidence=self.keep_evidence,
+            evidence_dir=self.evidence_dir,
+            resume=self.stored,
+        )
+        if self.stored and getattr(self.frames, "live", False):
+            self.node.continue_live()
+
+    def init_seats(self) -> None:
+        if self.serial is None:
+            return
+        from tablescan.seat_buttons import SeatButtons
+
+        self.seats = SeatButtons.open(self.node, self.serial)
+        self._closers.append(self.seats.close)
+
+    def init_live(self) -> None:
+        """The latest masked frame and the node's health, for the dashboard."""
+        if self.data is None:
+            return
+        from tablescan.live_share import live_frames
+
+        serial = self.seats.bridge.health if self.seats is not None else None
+        self.node.hooks.on_frame = live_frames(self.data, self.cfg.table_id, self.node, serial)
+
+    def run(
+        self,
+        max_frames: int | None = None,
+        speed: float = 0.0,
+        each_frame: Callable[[], None] | None = None,
+    ) -> NodeStats:
+        """The source loop: every frame through the node, the hand finished at the end.
+        ``each_frame()`` runs after every frame (after the seat controller's poll)."""
+        steps: list[Callable[[], None]] = []
+        if self.seats is not None:
+            steps.append(self.seats.poll)
+        if each_frame is not None:
+            steps.append(each_frame)
+
+        def between() -> None:
+            for step in steps:
+                step()
+
+        stats = run_source(self.node, self.frames, max_frames, speed, between if steps else None)
+        if self.seats is not None:
+            self.seats.poll()  # the lights show the hand's end
+        return stats
+
+    def stop(self) -> None:
+        """Teardown, in reverse order of start-up."""
+        while self._closers:
+            self._closers.pop()()
