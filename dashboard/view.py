@@ -18,6 +18,7 @@ names in place; the judge's re-judgement comes as rulings (violations withdrawn 
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 from engine.cards import CardError, parse_cards
@@ -348,12 +349,10 @@ class TableFold:
         (5s, 10s and kings), not a judgement; its winner stays the judge's."""
         for trick in self.tricks:
             if shown in trick["plays"] and trick.get("points") is not None and not self.gouji:
-                try:
+                with contextlib.suppress(CardError):  # a bad card was refused by the API
                     trick["points"] = sum(
                         c.points for p in trick["plays"] for c in parse_cards(p["cards"])
                     )
-                except CardError:
-                    pass
 
     def _on_ruling(self, ev: Event) -> None:
         """A referee's decision: on a violation (its id) or on a doubted read (``seq:<n>``)."""
