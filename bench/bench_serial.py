@@ -24,6 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.cobs_reference import reference_frames  # noqa: E402
 from firmware_bridge import virtual  # noqa: E402
 from firmware_bridge.link import SeatLink, Timing  # noqa: E402
 from firmware_bridge.protocol import (  # noqa: E402
@@ -34,7 +35,6 @@ from firmware_bridge.protocol import (  # noqa: E402
     SetState,
     encode_message,
 )
-from tests.firmware_bridge.reference import reference_frames  # noqa: E402
 
 FIRMWARE = ROOT / "firmware_bridge" / "firmware"
 STATE = SetState((1, 0, 2, 0))

@@ -1,7 +1,8 @@
 """The JSON API (the HTTP contract outside tools use). Every call needs a session (the app's
 before_request answers 401 first); every POST needs the CSRF token; ruling and correcting need
 the head or referee role. Decisions and corrections become match-record events (``ruling``,
-``correction``) so the engine re-judges and the store chains them with who and when."""
+``correction``) the store chains with who and when; the table's one judge (its node, or the
+dashboard's desk referee) re-judges from them and stores its rulings."""
 
 from __future__ import annotations
 
@@ -64,7 +65,13 @@ def state(tid: str) -> Any:
     table = _table_or_404(tid)
     if table is None:
         return _bad(f"no table {tid!r} on this node", 404)
-    return jsonify({**table.view, "report": table.report})
+    return Response(table.state_json(), mimetype="application/json")
+
+
+def _written(tid: str, seq: int) -> Response:
+    """``{"seq", "state"}`` after a write: the view serialised once, by the hub."""
+    body = f'{{"seq":{seq},"state":{hub().state_json(tid)}}}'
+    return Response(body, status=201, mimetype="application/json")
 
 
 def _sse(body: Any) -> Response:
@@ -115,7 +122,7 @@ def rulings(tid: str) -> Any:
         seq = hub().append(tid, event)
     except StoreError as e:
         return _bad(str(e))
-    return jsonify(seq=seq, state=hub().tables[tid].view), 201
+    return _written(tid, seq)
 
 
 @bp.post("/tables/<tid>/corrections")
@@ -131,7 +138,7 @@ def corrections(tid: str) -> Any:
         ref = int(data.get("ref", ""))
     except (TypeError, ValueError):
         return _bad("ref: expected the seq of the event to correct")
-    target = next((e for e in table.events if e["seq"] == ref), None)
+    target = table.fold.events.get(ref)
     if target is None or target["type"] == "correction":
         return _bad(f"ref {ref}: no correctable event with that seq on table {tid}", 404)
     user = current_user()
@@ -156,7 +163,7 @@ def corrections(tid: str) -> Any:
         seq = hub().append(tid, event)
     except StoreError as e:
         return _bad(str(e))
-    return jsonify(seq=seq, state=hub().tables[tid].view), 201
+    return _written(tid, seq)
 
 
 REFEREE_RULES = ("time_limit", "take_back", "talking", "wrong_declare", "peeking", "conduct")
@@ -193,7 +200,7 @@ def violations(tid: str) -> Any:
         seq = hub().append(tid, event)
     except StoreError as e:  # the record schema names a bad rule id or field
         return _bad(str(e))
-    return jsonify(seq=seq, state=hub().tables[tid].view), 201
+    return _written(tid, seq)
 
 
 @bp.post("/tables/<tid>/calibration")

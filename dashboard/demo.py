@@ -3,7 +3,8 @@
 The match records come from the tractor engine's simulator (seeded, with a few injected
 violations so the violation queue has work); each event is appended at a steady pace, with an
 evidence frame drawn for each play and a live frame and node health for the calibration and
-health pages. Everything labels itself as simulated.
+health pages. Everything labels itself as simulated. No node runs, so each demo table is
+registered for the dashboard's one desk referee (``dashboard.desk``) before its first event.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from dashboard.desk import register
 from engine.tractor.record_sim import simulate
 from engine.tractor.rules import Rules
 from evidence import EvidenceStore
@@ -80,6 +82,7 @@ class DemoTable(threading.Thread):
     def run(self) -> None:
         names: list[str] = []
         started = time.monotonic()
+        register(self.store, self.table, by="demo")
         for i, event in enumerate(self.events):
             if self.stop_flag.wait(self.pace_s if i else 0):
                 return

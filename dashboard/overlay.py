@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, Response, abort, current_app, jsonify, render_template, request
+from flask import Blueprint, Response, abort, current_app, render_template, request
 
 from dashboard.api import hub
 from dashboard.sse import delayed_stream
@@ -50,8 +50,8 @@ def page(tid: str) -> Any:
 def state(tid: str) -> Any:
     delay = _check(tid)
     table = hub().tables.get(tid)
-    view = table.public_at(hub().clock() - delay) if table else None
-    return jsonify(view)
+    due = table.public_at(hub().clock() - delay) if table else None
+    return Response(due[1] if due else "null", mimetype="application/json")
 
 
 @bp.get("/<tid>/stream")

@@ -1,6 +1,10 @@
-"""Server-Sent Events: one stream per page, ``id:`` = the table's record seq, so a browser that
-reconnects sends ``Last-Event-ID`` and gets exactly the events it missed; a comment line every
-``ping_s`` keeps proxies and the browser from timing the stream out."""
+"""Server-Sent Events: one stream per page. The hub serialises every message once; a stream
+only picks the bytes its client still lacks and writes them (no JSON work per client).
+
+``id:`` is the table's record seq, so a browser that reconnects sends ``Last-Event-ID`` and
+gets a ``record`` message per event it missed, then a full ``state``; on a live connection each
+change is a small ``delta`` (shapes in dashboard/README.md). A comment line every ``ping_s``
+keeps proxies and the browser from timing the stream out."""
 
 from __future__ import annotations
 
@@ -11,8 +15,12 @@ from typing import Any
 
 from dashboard.hub import Hub
 
+RETRY = b"retry: 1000\n\n"
+PING = b": ping\n\n"
+
 
 def message(data: Any, *, event: str | None = None, id: int | None = None) -> str:
+    """One SSE message (for the few messages the hub does not build: ``revoked``)."""
     lines = []
     if id is not None:
         lines.append(f"id: {id}")
@@ -22,39 +30,48 @@ def message(data: Any, *, event: str | None = None, id: int | None = None) -> st
     return "\n".join(lines) + "\n\n"
 
 
-def table_stream(hub: Hub, tid: str, last_id: int | None, ping_s: float) -> Iterator[str]:
-    """``record`` messages for missed events (on resume), then a ``state`` after each change."""
-    yield "retry: 1000\n\n"
+def table_stream(hub: Hub, tid: str, last_id: int | None, ping_s: float) -> Iterator[bytes]:
+    """On resume (``last_id``) a ``record`` per missed event; then a ``state``, then a
+    ``delta`` per change (a ``state`` again if this client fell too far behind)."""
+    yield RETRY
     gen = hub.generation
-    sent = last_id if last_id is not None else None
+    version: int | None = None
     while True:
         table = hub.tables.get(tid)
-        if table is not None and (sent is None or table.seq > sent):
-            if sent is not None:
-                for ev in [e for e in table.events if e["seq"] > sent]:
-                    yield message(ev, event="record", id=ev["seq"])
-            yield message(table.view, event="state", id=table.seq)
-            sent = table.seq
+        if table is not None:
+            if version is None:
+                if last_id is not None:
+                    yield from table.records_after(last_id)
+                version, msg = table.state_message()
+                yield msg
+            else:
+                missed = table.deltas_after(version)
+                if missed is None:  # behind by more than the hub keeps: start again
+                    version, msg = table.state_message()
+                    yield msg
+                else:
+                    version += len(missed)
+                    yield from missed
         if hub.stopped:
             return
         new_gen = hub.wait(gen, ping_s)
         if new_gen == gen:
-            yield ": ping\n\n"
+            yield PING
         gen = new_gen
 
 
-def hall_stream(hub: Hub, ping_s: float) -> Iterator[str]:
+def hall_stream(hub: Hub, ping_s: float) -> Iterator[bytes]:
     """The hall page's stream: every table's summary after any change (id = hub generation)."""
-    yield "retry: 1000\n\n"
+    yield RETRY
     gen = -1
     while True:
         if gen != hub.generation:
-            gen = hub.generation
-            yield message(hub.summary(), event="hall", id=gen)
+            gen, msg = hub.hall_message()
+            yield msg
         if hub.stopped:
             return
         if hub.wait(gen, ping_s) == gen:
-            yield ": ping\n\n"
+            yield PING
 
 
 def delayed_stream(
@@ -64,30 +81,30 @@ def delayed_stream(
     ping_s: float,
     clock: Callable[[], float],
     allowed: Callable[[], bool] = lambda: True,
-) -> Iterator[str]:
+) -> Iterator[bytes]:
     """The overlay's stream: the public view as it was ``delay_s`` ago, sent when it is due.
     It ends, with a ``revoked`` event, once ``allowed()`` says the link was revoked (asked
     about once a second)."""
-    yield "retry: 1000\n\n"
-    sent: int | None = None
+    yield RETRY
+    sent: tuple[int, str, bytes] | None = None
     last_ping = last_check = time.monotonic()
     gen = hub.generation
     while True:
         if time.monotonic() - last_check >= 1.0:
             last_check = time.monotonic()
             if not allowed():
-                yield message({"table": tid}, event="revoked")
+                yield message({"table": tid}, event="revoked").encode()
                 return
         table = hub.tables.get(tid)
-        view = table.public_at(clock() - delay_s) if table else None
-        if view is not None and view["seq"] != sent:
-            yield message(view, event="state", id=view["seq"])
-            sent = view["seq"]
+        due = table.public_at(clock() - delay_s) if table else None
+        if due is not None and due is not sent:
+            yield due[2]
+            sent = due
             last_ping = time.monotonic()
         if hub.stopped:
             return
         if time.monotonic() - last_ping >= ping_s:
-            yield ": ping\n\n"
+            yield PING
             last_ping = time.monotonic()
         # a delayed view comes due with time, not with a change: look again every 100 ms
         gen = hub.wait(gen, 0.1 if delay_s > 0 else ping_s)

@@ -1,233 +1,552 @@
-"""What the screens show, assembled from the referee's report/state and the match record.
+"""What the screens show, folded one store row at a time from the match record and the rulings
+the table's one judge stored.
 
-Judging (winners, points, violations, penalties) comes only from the referee's ``report()``;
-this module arranges it per seat and per side and adds what only the record knows (names,
-times, who corrected what). ``public_view`` is the overlay's whitelist: cards already played,
-scores and the bottom only once it was turned face-up.
+The dashboard judges nothing here: winners and points of tricks, violations (and whether they
+are provisional), withdrawals and deal outcomes come only from stored ``ruling`` rows (the
+node's referee, or the desk referee of ``dashboard.desk``). The record adds what only it
+knows: names, plays and their times, trump and bury, the referees' decisions and corrections.
+Each row costs O(1) (a violation row: O(violations)), so a long match costs no more per event
+than a short one. The fold remembers which top-level keys each row changed, so the hub can send
+deltas (``take_changes``). ``public_view`` is the overlay's whitelist.
+
+Plays are grouped into tricks from the record (80-points: one play per seat; Gouji: a round
+closes when the seat of its top set leads again, or, that seat gone out, another seat leads
+after passes); a trick's winner and
+points appear when the judge's ``trick`` ruling arrives. A correction updates the play it
+names in place; the judge's re-judgement comes as rulings (violations withdrawn and found).
 """
 
 from __future__ import annotations
 
-import copy
+import contextlib
 from typing import Any
 
-from engine.record import apply_corrections
+from engine.cards import CardError, parse_cards
+from engine.gouji.table import HAND as GOUJI_HAND
 
 Event = dict[str, Any]
 
-
-def _current_hand_events(events: list[Event]) -> list[Event]:
-    start = max((i for i, e in enumerate(events) if e["type"] == "hand_start"), default=None)
-    return [] if start is None else events[start:]
-
-
-def _time_per_play(hand_events: list[Event], seats: int) -> list[float | None]:
-    """Mean seconds each seat took to play, measured from the event before its play."""
-    spent: list[list[float]] = [[] for _ in range(seats)]
-    prev_t: float | None = None
-    for e in hand_events:
-        if e["type"] == "play" and prev_t is not None and 0 <= e["seat"] < seats:
-            spent[e["seat"]].append(max(0.0, float(e["t"]) - prev_t))
-        if e["type"] in ("play", "hand_start", "bury", "trump", "declare"):
-            prev_t = float(e["t"])
-    return [round(sum(s) / len(s), 1) if s else None for s in spent]
-
-
-def _at(values: Any, i: int) -> Any:
-    return values[i] if isinstance(values, list) and i < len(values) else None
-
-
-def _gouji_hand(hand_report: dict[str, Any], state: dict[str, Any]) -> dict[str, Any]:
-    """A Gouji deal in the shape the pages draw: finished rounds as tricks, the live round."""
-    live: dict[str, Any] = state["hand"] if isinstance(state.get("hand"), dict) else {}
-    rnd = live.get("current_trick") if isinstance(live.get("current_trick"), dict) else None
-    return {
-        "hand": hand_report.get("hand", state.get("hand")),
-        "banker": None,
-        "trump": {},
-        "tricks": [
-            {**r, "points": None}
-            for r in hand_report.get("rounds", [])
-            if r.get("winner") is not None
-        ],
-        "current_trick": {**rnd, "winner": None} if rnd and rnd.get("plays") else None,
-        "outcome": {"finishing_order": hand_report.get("finishing_order")}
-        if hand_report.get("finishing_order")
-        else None,
-        "next_seat": live.get("next_seat"),
-        "counts": live.get("counts"),
+#: keys whose value only grows by appends between two ``take_changes`` (sent as ``append``)
+APPENDABLE = ("plays", "audit")
+#: Gouji rules whose set is withdrawn (the cards go back to the hand), per engine.gouji.referee
+GOUJI_WITHDRAWN = frozenset(
+    {
+        "invalid_set",
+        "not_beating",
+        "played_after_pass",
+        "no_right",
+        "out_of_turn",
+        "early_three",
+        "dead_set",
     }
+)
+ERRORS_KEPT = 20
 
 
-def _evidence_of(events_by_seq: dict[int, Event], seq: Any) -> Any:
-    e = events_by_seq.get(seq) if isinstance(seq, int) else None
-    return e.get("evidence") if e else None
+def _violation_id(r: dict[str, Any]) -> str:
+    return str(r.get("id") or f"{r.get('hand')}:{r.get('rule')}:{r.get('seat')}:{r.get('at_seq')}")
 
 
-def table_view(
-    table: str,
-    events: list[Event],
-    report: dict[str, Any],
-    state: dict[str, Any],
-    *,
-    engine: str,
-    wall: dict[int, float],
-    errors: list[str],
-) -> dict[str, Any]:
-    """The referee screens' JSON: the engine's ``state()`` under ``engine_state`` plus the
-    per-seat arrangement the pages draw (``/api/tables/<id>/state`` adds the full ``report``;
-    the SSE stream leaves it out to stay small as a match grows)."""
-    starts = [i for i, e in enumerate(events) if e["type"] == "match_start"]
-    events = events[starts[-1] :] if starts else events  # a table's latest match only
-    match = events[0] if starts else None
-    view: dict[str, Any] = {
-        "id": table,
-        "seq": events[-1]["seq"] if events else None,
-        "engine": engine,
-        "errors": errors[-20:],
-        "engine_state": state,
-    }
-    if match is None:
-        return {**view, "status": "waiting for match_start"}
-    names: list[str] = match["seats"]
-    teams: list[list[int]] = match["teams"]
-    corrected = apply_corrections(events)  # the record as the referees fixed it
-    by_seq = {e["seq"]: e for e in corrected}
-    hand_events = _current_hand_events(corrected)
-    hands = report.get("hands") or []
-    gouji = match["game"] == "gouji"
-    live = state.get("hand")
-    hand = live if isinstance(live, dict) else (hands[-1] if hands else None)
-    if gouji:  # Gouji reports rounds (no trick points, no bottom) and its live round apart
-        hand = _gouji_hand(hands[-1] if hands else {}, state)
-    hand = copy.deepcopy(hand)  # annotated below; the engine's documents stay untouched
-    banker = hand.get("banker") if hand else None
-    tricks = [t for t in (hand.get("tricks", []) if hand else []) if t.get("winner") is not None]
-    current = hand.get("current_trick") if hand else None
-    if hand and "current_trick" not in hand:  # a report without the live part
-        unfinished = [t for t in hand.get("tricks", []) if t.get("winner") is None]
-        current = unfinished[-1] if unfinished else None
-    side_points = hand.get("points") if hand else None
-    won: dict[int, int] = {i: 0 for i in range(len(teams))}
-    for i, team in enumerate(teams):
-        if isinstance(side_points, dict):
-            won[i] = int(side_points.get("banker" if banker in team else "attackers") or 0)
+class TableFold:
+    """One table's view, kept up to date row by row (see the module docstring)."""
+
+    def __init__(self, table: str, engine: str = "waiting for match_start") -> None:
+        self.id = table
+        self.view: dict[str, Any] = {}
+        self._set: set[str] = set()
+        self._appended: dict[str, int] = {}
+        self.errors: list[str] = []
+        self._reset_match(None, engine)
+
+    # -- the rows ---------------------------------------------------------------------------
+
+    def event(self, ev: Event, at: float) -> None:
+        """A record event as stored (``at``: the row's wall time)."""
+        kind = ev["type"]
+        if kind == "match_start":  # a table's latest match only
+            self._reset_match(ev, self.view.get("engine", ""))
+        self.events[ev["seq"]] = ev
+        self.wall[ev["seq"]] = at
+        self._put("seq", ev["seq"])
+        self._put("last_t", ev.get("t"))
+        if self.match is None:
+            self.error(f"seq {ev['seq']}: {kind} before any match_start")
+            return
+        handler = getattr(self, "_on_" + kind, None)
+        if handler is not None:
+            handler(ev)
+
+    def ruling(self, r: dict[str, Any]) -> None:
+        """A ruling the table's judge stored."""
+        if self.match is None:
+            return
+        kind = r.get("kind")
+        if kind == "violation":
+            self._violation(r)
+        elif kind == "withdrawn":
+            if self.violations.pop(str(r.get("id")), None) is not None:
+                self._violations_changed()
+        elif kind == "trick":
+            self._trick_ruled(r)
+        elif kind == "hand":
+            self._hand_ruled(r)
+        elif kind == "place":
+            self._place(r)
+        elif kind == "error":
+            self.error(f"seq {r.get('seq')}: {r.get('problem')}")
+
+    def error(self, text: str) -> None:
+        self.errors.append(text)
+        del self.errors[:-ERRORS_KEPT]
+        self._put("errors", list(self.errors))
+
+    def set_engine(self, engine: str) -> None:
+        self._put("engine", engine)
+
+    def take_changes(self) -> tuple[dict[str, Any], dict[str, list[Any]]]:
+        """(keys set, items appended) since the last call: what a delta carries."""
+        set_ = {k: self.view[k] for k in self._set}
+        appended = {
+            k: self.view[k][n:]
+            for k, n in self._appended.items()
+            if k not in self._set and len(self.view[k]) > n
+        }
+        self._set.clear()
+        self._appended = {k: len(self.view[k]) for k in APPENDABLE if k in self.view}
+        return set_, appended
+
+    # -- plumbing ---------------------------------------------------------------------------
+
+    def _put(self, key: str, value: Any) -> None:
+        self.view[key] = value
+        self._set.add(key)
+
+    def _append(self, key: str, item: Any) -> None:
+        self.view[key].append(item)  # appended since the last take_changes: sent as ``append``
+
+    def _reset_match(self, match: Event | None, engine: str) -> None:
+        self.match = match
+        self.events: dict[int, Event] = {}
+        self.wall: dict[int, float] = {}
+        self.violations: dict[str, dict[str, Any]] = {}
+        self.decisions: dict[str, str] = {}
+        self.doubts: dict[int, Event] = {}  # needs_referee events not settled yet, by ref
+        self.settled: set[int] = set()
+        self.places: list[int] = []
+        self.gouji = bool(match and match["game"] == "gouji")
+        names: list[str] = list(match["seats"]) if match else []
+        self.teams: list[list[int]] = [list(t) for t in match["teams"]] if match else []
+        self.levels: list[Any] = list(match.get("levels", [])) if match else []
+        view: dict[str, Any] = {
+            "id": self.id,
+            "seq": match["seq"] if match else None,
+            "engine": engine,
+            "errors": list(self.errors),
+        }
+        if match is None:
+            view["status"] = "waiting for match_start"
         else:
-            won[i] = sum(int(t.get("points") or 0) for t in tricks if t.get("winner") in team)
-    for trick in [*tricks, *([current] if current else [])]:
-        for play in trick["plays"]:
-            ev = by_seq.get(play.get("seq"))
-            if ev:
-                play.setdefault("t", ev.get("t"))
-                play.setdefault("evidence", ev.get("evidence"))
-                play.setdefault("confidence", ev.get("confidence"))
-    bury = next((e for e in reversed(hand_events) if e["type"] == "bury"), None)
-    revealed = any(e["type"] == "bottom_reveal" for e in hand_events)
-    bottom = dict(hand.get("bottom") or {}) if hand else {}
-    if not revealed:  # the buried bottom is hidden until it is turned face-up
-        bottom["cards"] = None
-    bottom["count"] = bury["count"] if bury else None
-    per_play = _time_per_play(hand_events, len(names))
-    levels = list(match.get("levels", []))
-    for done in hands:  # each finished deal's outcome (the engine's) moves the winner's level
-        out = done.get("outcome") or {}
-        if out.get("new_level") and done.get("banker") is not None:
-            bank_team = next((t for t, tm in enumerate(teams) if done["banker"] in tm), None)
-            if bank_team is not None and len(teams) == 2:
-                winner = bank_team if out.get("side") == "banker" else 1 - bank_team
-                if winner < len(levels):
-                    levels[winner] = out["new_level"]
-    outcome = hand.get("outcome") if hand else None
-    hand_start = hand_events[0] if hand_events else {}
-    trump = dict(hand.get("trump") or {}) if hand else {}
-    settled = {e["ref"] for e in events if e["type"] == "correction"}
-    settled |= {
-        int(str(e["ref"])[4:])
-        for e in events
-        if e["type"] == "ruling" and str(e.get("ref", "")).startswith("seq:")
-    }
-    found = [(h, v) for h in hands for v in h.get("violations", [])]
-    found += [({"hand": v.get("hand")}, v) for v in report.get("violations", [])]
-    violations = []
-    ids: set[str] = set()
-    for h, v in found:
-        vid = f"{v.get('hand', h.get('hand'))}:{v.get('rule')}:{v.get('seat')}:{v.get('at_seq')}"
-        if v.get("id", vid) in ids:  # a report may list a violation per hand and overall
-            continue
-        ids.add(v.get("id", vid))
-        violations.append(
-            {
-                "id": vid,  # the engine's id when it gives one (record-format.md's shape)
-                **v,
-                "hand": h.get("hand"),
-                "at_evidence": _evidence_of(by_seq, v.get("at_seq")),
-                "proof_evidence": _evidence_of(by_seq, v.get("proven_by_seq")),
-                "at_play": by_seq.get(v.get("at_seq")),
-                "proof_play": by_seq.get(v.get("proven_by_seq")),
-            }
-        )
-    audit = [
-        {**e, "at": wall.get(e["seq"])}
-        for e in events
-        if e["type"] in ("correction", "ruling", "violation")
-    ]
-    view.update(
-        {
-            "status": "playing"
-            if hand_events and hand_events[-1]["type"] != "hand_end"
-            else "idle",
-            "next_seat": hand.get("next_seat") if hand else None,
-            "game": match["game"],
-            "profile": match["profile"],
-            "hand": hand.get("hand") if hand else None,
-            "level": hand_start.get("level"),
-            "trump": trump,
-            "banker": banker,
-            "seats": [
+            view.update(
                 {
-                    "index": i,
-                    "name": name,
-                    "team": next((t for t, team in enumerate(teams) if i in team), None),
-                    "banker": i == banker,
-                    "time_per_play": per_play[i],
-                    "cards_left": _at(hand.get("counts") if hand else None, i),
+                    "status": "idle",
+                    "game": match["game"],
+                    "profile": match["profile"],
+                    "violations": [],
+                    "open_violations": 0,
+                    "needs_referee": [],
+                    "audit": [],
+                    "last_t": match.get("t"),
+                    "seats": [
+                        {
+                            "index": i,
+                            "name": name,
+                            "team": next((t for t, tm in enumerate(self.teams) if i in tm), None),
+                            "banker": False,
+                            "time_per_play": None,
+                            "cards_left": None,
+                        }
+                        for i, name in enumerate(names)
+                    ],
                 }
-                for i, name in enumerate(names)
-            ],
-            "teams": [
+            )
+        self.view = view
+        self._set = set(view)
+        self._new_hand(None)
+
+    def _new_hand(self, start: Event | None) -> None:
+        n = len(self.view.get("seats", []))
+        self.hand_start = start
+        self.banker: int | None = start.get("banker") if start else None
+        self.tricks: list[dict[str, Any]] = []  # closed (winner given when ruled)
+        self.current: dict[str, Any] | None = None
+        self.plays: dict[int, tuple[dict[str, Any], dict[str, Any]]] = {}  # seq → entries
+        self.spent = [[0.0, 0] for _ in range(n)]
+        self.prev_t: float | None = float(start["t"]) if start else None
+        self.passes_since_top: set[int] = set()
+        self.counts: list[int] | None = [GOUJI_HAND] * n if self.gouji and start else None
+        self.places = []
+        self.final_points: int | None = None  # the deal's total, when the judge gives it
+        if "seats" not in self.view:
+            return
+        self._put("hand", start.get("hand") if start else None)
+        self._put("level", start.get("level") if start else None)
+        self._put(
+            "trump",
+            {} if self.gouji else {"level": start.get("level"), "suit": None} if start else {},
+        )
+        self._put("bottom", {"cards": None, "count": None, "multiplier": None, "points": None})
+        self._put("outcome", None)
+        self._put("plays", [])
+        self._put("next_seat", self.banker)
+        self._tricks_changed()
+        self._seats_changed()
+
+    # -- record events ----------------------------------------------------------------------
+
+    def _on_hand_start(self, ev: Event) -> None:
+        self._new_hand(ev)
+        self._put("status", "playing")
+
+    def _on_hand_end(self, ev: Event) -> None:
+        self._put("status", "idle")
+        self._put("next_seat", None)
+        if self.gouji:
+            self._put("outcome", {"finishing_order": list(self.places)} if self.places else None)
+
+    def _on_trump(self, ev: Event) -> None:
+        self._put("trump", {"level": self.view.get("level"), "suit": ev.get("suit")})
+        if "banker" in ev:
+            self.banker = int(ev["banker"])
+            self._seats_changed()
+        self._tick(ev)
+
+    def _on_declare(self, ev: Event) -> None:
+        self._tick(ev)
+
+    def _on_bury(self, ev: Event) -> None:
+        self._put("bottom", {**self.view["bottom"], "count": ev.get("count")})
+        self._tick(ev)
+
+    def _on_bottom_reveal(self, ev: Event) -> None:
+        self._put("bottom", {**self.view["bottom"], "cards": list(ev.get("cards") or [])})
+
+    def _tick(self, ev: Event) -> None:
+        self.prev_t = float(ev["t"])
+
+    def _on_play(self, ev: Event) -> None:
+        seat = int(ev["seat"])
+        n = len(self.view["seats"])
+        if self.prev_t is not None and 0 <= seat < n:
+            self.spent[seat][0] += max(0.0, float(ev["t"]) - self.prev_t)
+            self.spent[seat][1] += 1
+        self._tick(ev)
+        entry = {k: ev.get(k) for k in ("seq", "t", "seat", "cards", "evidence", "confidence")}
+        entry["corrected_by"] = None
+        self._append("plays", entry)
+        shown = {
+            "seat": seat,
+            "cards": list(ev.get("cards") or []),
+            "seq": ev["seq"],
+            "t": ev.get("t"),
+            "evidence": ev.get("evidence"),
+            "confidence": ev.get("confidence"),
+        }
+        self.plays[ev["seq"]] = (entry, shown)
+        closed = len(self.tricks)
+        if self.gouji:
+            self._gouji_play(seat, shown)
+        else:
+            self._tractor_play(seat, shown, n)
+        if self.counts is not None and 0 <= seat < n:
+            self.counts[seat] -= len(shown["cards"])
+        self._seats_changed()
+        self._tricks_changed(closed=len(self.tricks) != closed)
+
+    def _tractor_play(self, seat: int, shown: dict[str, Any], n: int) -> None:
+        cur = self.current
+        if cur is not None and any(p["seat"] == seat for p in cur["plays"]):
+            self.tricks.append(cur)  # a seat plays again: the judge closes it incomplete
+            cur = None
+        if cur is None:
+            cur = {"leader": seat, "plays": [], "winner": None, "points": None}
+        cur["plays"].append(shown)
+        if len(cur["plays"]) >= n:
+            self.tricks.append(cur)
+            self.current = None
+        else:
+            self.current = cur
+
+    def _gouji_play(self, seat: int, shown: dict[str, Any]) -> None:
+        cur = self.current
+        if cur is not None and cur["plays"]:
+            top = cur["plays"][-1]["seat"]
+            # the top set stood: its seat leads again, or (gone out) another seat after passes
+            if seat == top or (top in self.places and self.passes_since_top):
+                cur["winner"] = top
+                self.tricks.append(cur)
+                cur = None
+        if cur is None:
+            cur = {"leader": seat, "plays": [], "passes": [], "winner": None, "points": None}
+        cur["plays"].append(shown)
+        self.passes_since_top = set()
+        self.current = cur
+
+    def _on_pass(self, ev: Event) -> None:
+        if self.current is not None:
+            self.passes_since_top.add(int(ev["seat"]))
+            if ev["seat"] not in self.current["passes"]:
+                self.current["passes"].append(ev["seat"])
+            self._tricks_changed(closed=False)
+
+    def _on_exchange(self, ev: Event) -> None:
+        if self.counts is None or str(ev.get("what")) in ("buy", "买3", "买4"):
+            return
+        count, to = ev.get("count", 1), ev.get("to")
+        if isinstance(to, int) and isinstance(count, int) and 0 <= to < len(self.counts):
+            self.counts[int(ev["seat"])] -= count
+            self.counts[to] += count
+            self._seats_changed()
+
+    def _on_needs_referee(self, ev: Event) -> None:
+        ref = int(ev["ref"])
+        if ref not in self.settled:
+            self.doubts[ref] = ev
+            self._doubts_changed()
+            self._violations_changed()
+
+    def _on_correction(self, ev: Event) -> None:
+        self._audit(ev)
+        ref = int(ev["ref"])
+        self._settle(ref)
+        target = self.events.get(ref)
+        if target is None or target["type"] == "correction":
+            return
+        fixed = {**target, "corrected_by": [*target.get("corrected_by", []), ev["seq"]]}
+        if not ev.get("delete"):
+            fixed.update(
+                {k: v for k, v in ev.items() if k in ("cards", "seat", "count", "suit", "what")}
+            )
+        self.events[ref] = fixed
+        pair = self.plays.get(ref)
+        if pair is not None:
+            entry, shown = pair
+            if ev.get("delete"):
+                self._put("plays", [p for p in self.view["plays"] if p["seq"] != ref])
+                for trick in [*self.tricks, *([self.current] if self.current else [])]:
+                    trick["plays"] = [p for p in trick["plays"] if p["seq"] != ref]
+            else:
+                for field in ("cards", "seat"):
+                    if field in ev:
+                        entry[field] = shown[field] = ev[field]
+                entry["corrected_by"] = fixed["corrected_by"]
+                self._put("plays", self.view["plays"])
+                self._recount(shown)
+            self._tricks_changed()
+        self._violations_changed()
+
+    def _recount(self, shown: dict[str, Any]) -> None:
+        """A ruled trick's points after a correction of one of its plays: card arithmetic
+        (5s, 10s and kings), not a judgement; its winner stays the judge's."""
+        for trick in self.tricks:
+            if shown in trick["plays"] and trick.get("points") is not None and not self.gouji:
+                with contextlib.suppress(CardError):  # a bad card was refused by the API
+                    trick["points"] = sum(
+                        c.points for p in trick["plays"] for c in parse_cards(p["cards"])
+                    )
+
+    def _on_ruling(self, ev: Event) -> None:
+        """A referee's decision: on a violation (its id) or on a doubted read (``seq:<n>``)."""
+        self._audit(ev)
+        ref = str(ev.get("ref", ""))
+        if ref.startswith("seq:"):
+            self._settle(int(ref[4:]))
+        else:
+            self.decisions[ref] = str(ev.get("decision"))
+        self._violations_changed()
+
+    def _on_violation(self, ev: Event) -> None:
+        self._audit(ev)  # a referee-entered violation: the judge rules it (a ruling row)
+
+    def _audit(self, ev: Event) -> None:
+        self._append("audit", {**ev, "at": self.wall.get(ev["seq"])})
+
+    def _settle(self, ref: int) -> None:
+        self.settled.add(ref)
+        if self.doubts.pop(ref, None) is not None:
+            self._doubts_changed()
+
+    # -- rulings ----------------------------------------------------------------------------
+
+    def _violation(self, r: dict[str, Any]) -> None:
+        vid = _violation_id(r)
+        doc = {k: v for k, v in r.items() if k != "kind"}
+        doc["id"] = vid
+        doc.setdefault("hand", self.view.get("hand"))
+        doc["ruled_provisional"] = bool(r.get("provisional"))
+        self.violations[vid] = doc
+        if self.gouji and doc.get("rule") in GOUJI_WITHDRAWN and self.counts is not None:
+            pair = self.plays.get(doc.get("at_seq"))  # type: ignore[arg-type]
+            if pair is not None and 0 <= pair[1]["seat"] < len(self.counts):
+                self.counts[pair[1]["seat"]] += len(pair[1]["cards"])
+                if self.current is not None and pair[1] in self.current["plays"]:
+                    self.current["plays"].remove(pair[1])
+                    self._tricks_changed()
+                self._seats_changed()
+        self._violations_changed()
+
+    def _trick_ruled(self, r: dict[str, Any]) -> None:
+        if r.get("hand") != self.view.get("hand"):
+            return
+        everything = [*self.tricks, *([self.current] if self.current else [])]
+        i = int(r.get("trick", 0)) - 1
+        if not 0 <= i < len(everything):
+            return
+        trick = everything[i]
+        trick["winner"], trick["points"] = r.get("winner"), r.get("points")
+        if trick is self.current:
+            self.tricks.append(trick)
+            self.current = None
+        self._tricks_changed()
+
+    def _hand_ruled(self, r: dict[str, Any]) -> None:
+        out = r.get("outcome")
+        if r.get("hand") == self.view.get("hand"):
+            self._put("outcome", out)
+            # the deal's own totals, where the judge's hand ruling carries them
+            if isinstance(r.get("attacker_points"), int):
+                self.final_points = int(r["attacker_points"])
+                self._put("attacker_points", self.final_points)
+            if isinstance(r.get("bottom"), dict):
+                bottom = {k: r["bottom"].get(k) for k in ("multiplier", "points")}
+                self._put("bottom", {**self.view["bottom"], **bottom})
+        if isinstance(out, dict) and out.get("new_level") and self.banker is not None:
+            bank = next((t for t, tm in enumerate(self.teams) if self.banker in tm), None)
+            if bank is not None and len(self.teams) == 2:
+                winner = bank if out.get("side") == "banker" else 1 - bank
+                if winner < len(self.levels):
+                    self.levels[winner] = out["new_level"]
+                    self._tricks_changed()
+
+    def _place(self, r: dict[str, Any]) -> None:
+        seat = r.get("seat")
+        if isinstance(seat, int) and seat not in self.places:
+            self.places.append(seat)
+
+    # -- derived keys -----------------------------------------------------------------------
+
+    def _seats_changed(self) -> None:
+        if "seats" not in self.view:
+            return
+        seats = self.view["seats"]
+        for i, s in enumerate(seats):
+            spent, count = self.spent[i] if i < len(self.spent) else (0.0, 0)
+            s["banker"] = i == self.banker
+            s["time_per_play"] = round(spent / count, 1) if count else None
+            s["cards_left"] = self.counts[i] if self.counts is not None else None
+        self._put("seats", seats)
+        self._put("banker", None if self.gouji else self.banker)
+
+    def _tricks_changed(self, closed: bool = True) -> None:
+        """The tricks moved: ``closed`` when a closed trick (or its ruling) changed, else only
+        the trick in progress did (the delta then leaves the closed ones out)."""
+        if "seats" not in self.view:
+            return
+        n = len(self.view["seats"])
+        done = self.tricks
+        if closed or "tricks" not in self.view:
+            self._put("tricks", done)
+        self._put("current_trick", self.current)
+        won = [0] * len(self.teams)
+        for t in done:
+            team = next((i for i, tm in enumerate(self.teams) if t.get("winner") in tm), None)
+            if team is not None:
+                won[team] += int(t.get("points") or 0)
+        attackers = next(
+            (
+                i
+                for i, tm in enumerate(self.teams)
+                if self.banker is not None and self.banker not in tm
+            ),
+            None,
+        )
+        self._put(
+            "teams",
+            [
                 {
                     "index": t,
                     "seats": team,
-                    "names": [names[i] for i in team],
-                    "level": levels[t] if t < len(levels) else None,
-                    "banker_side": banker in team,
+                    "names": [self.view["seats"][i]["name"] for i in team if i < n],
+                    "level": self.levels[t] if t < len(self.levels) else None,
+                    "banker_side": self.banker in team,
                     "trick_points": won[t],
                 }
-                for t, team in enumerate(teams)
+                for t, team in enumerate(self.teams)
             ],
-            "attacker_points": hand.get("attacker_points") if hand else None,
-            "current_trick": current,
-            "tricks": tricks,
-            "bottom": bottom,
-            "outcome": outcome,
-            "violations": violations,
-            "open_violations": sum(1 for v in violations if v.get("status", "open") == "open"),
-            "needs_referee": [
-                e for e in events if e["type"] == "needs_referee" and e["ref"] not in settled
-            ],
-            "audit": audit,
-            "plays": [
+        )
+        if self.gouji:
+            self._put("attacker_points", None)
+            self._put("next_seat", None)
+            return
+        penalty = self._penalty_points()
+        base = won[attackers] if attackers is not None else None
+        if self.final_points is not None:
+            self._put("attacker_points", self.final_points)
+        else:
+            self._put("attacker_points", None if base is None else base + penalty)
+        if self.current is not None:
+            plays = self.current["plays"]
+            self._put("next_seat", (self.current["leader"] + len(plays)) % n)
+        elif done:
+            self._put("next_seat", done[-1].get("winner"))
+
+    def _penalty_points(self) -> int:
+        """The ruled penalties of this deal in attacker points (the referee's own sign rule:
+        an attacker's penalty costs the attackers, a banker side's penalty gives them)."""
+        total = 0
+        for v in self.violations.values():
+            status = self.decisions.get(v["id"], v.get("status"))
+            if v.get("hand") != self.view.get("hand") or status == "dismissed":
+                continue
+            pen = v.get("penalty")
+            pts = int(pen.get("points", 0) or 0) if isinstance(pen, dict) else 0
+            seat = v.get("seat")
+            attacker = self.banker is not None and not any(
+                self.banker in tm and seat in tm for tm in self.teams
+            )
+            total += -pts if attacker else pts
+        return total
+
+    def _doubts_changed(self) -> None:
+        self._put("needs_referee", list(self.doubts.values()))
+
+    def _violations_changed(self) -> None:
+        if "seats" not in self.view:
+            return
+        shown = []
+        for vid, v in self.violations.items():
+            at, proof = v.get("at_seq"), v.get("proven_by_seq")
+            seqs = [s for s in (at, proof) if isinstance(s, int)]
+            doubted = any(s in self.doubts for s in seqs)
+            settled = bool(seqs) and all(s in self.settled for s in seqs)
+            status = self.decisions.get(vid, v.get("status") or "open")
+            at_ev = self.events.get(at) if isinstance(at, int) else None
+            proof_ev = self.events.get(proof) if isinstance(proof, int) else None
+            shown.append(
                 {
-                    k: e.get(k)
-                    for k in ("seq", "t", "seat", "cards", "evidence", "confidence", "corrected_by")
+                    **{k: x for k, x in v.items() if k != "ruled_provisional"},
+                    "status": status,
+                    # never firm while the read it rests on is doubted
+                    "provisional": doubted or (v["ruled_provisional"] and not settled),
+                    "at_evidence": at_ev.get("evidence") if at_ev else None,
+                    "proof_evidence": proof_ev.get("evidence") if proof_ev else None,
+                    "at_play": at_ev,
+                    "proof_play": proof_ev,
                 }
-                for e in hand_events
-                if e["type"] == "play"
-            ],
-            "last_t": events[-1].get("t"),
-        }
-    )
-    return view
+            )
+        self._put("violations", shown)
+        self._put("open_violations", sum(1 for v in shown if v["status"] == "open"))
+        if not self.gouji:
+            self._tricks_changed()  # penalties move the attacker points
 
 
 def public_view(view: dict[str, Any]) -> dict[str, Any]:
@@ -246,13 +565,14 @@ def public_view(view: dict[str, Any]) -> dict[str, Any]:
         }
 
     bottom = view.get("bottom") or {}
+    trump = view.get("trump") or {}
     return {
         "id": view["id"],
         "seq": view["seq"],
         "status": view["status"],
-        "hand": view["hand"],
-        "level": view["level"],
-        "trump": {"suit": view["trump"].get("suit"), "level": view["trump"].get("level")},
+        "hand": view.get("hand"),
+        "level": view.get("level"),
+        "trump": {"suit": trump.get("suit"), "level": trump.get("level")},
         "seats": [
             {"name": s["name"], "team": s["team"], "banker": s["banker"]} for s in view["seats"]
         ],
@@ -263,19 +583,19 @@ def public_view(view: dict[str, Any]) -> dict[str, Any]:
                 "banker_side": t["banker_side"],
                 "trick_points": t["trick_points"],
             }
-            for t in view["teams"]
+            for t in view.get("teams", [])
         ],
-        "attacker_points": view["attacker_points"],
-        "current_trick": plays(view["current_trick"]),
-        "last_trick": plays(view["tricks"][-1]) if view["tricks"] else None,
-        "tricks_played": len(view["tricks"]),
+        "attacker_points": view.get("attacker_points"),
+        "current_trick": plays(view.get("current_trick")),
+        "last_trick": plays(view["tricks"][-1]) if view.get("tricks") else None,
+        "tricks_played": len(view.get("tricks", [])),
         "bottom": {
             "count": bottom.get("count"),
             "cards": list(bottom["cards"]) if bottom.get("cards") else None,
         },
         "violations": [
             {"rule": v.get("rule"), "seat": v.get("seat"), "status": v.get("status", "open")}
-            for v in view["violations"]
-            if v.get("status") == "upheld"
+            for v in view.get("violations", [])
+            if v.get("status") == "upheld" and not v.get("provisional")
         ],
     }

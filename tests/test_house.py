@@ -38,9 +38,6 @@ TOP = (
     "tablescan.node",
 )
 BELOW_TOP = ("engine", "vision", "firmware_bridge", "evidence", "dashboard", "models")
-# bench scripts that still borrow test helpers; the dashboard helper's branch (``dash``)
-# moves what they borrow out of tests/, and the lead removes these two at merge
-BENCH_TESTS_EXEMPT = ("bench/bench_dashboard.py", "bench/bench_serial.py")
 
 
 @dataclass(frozen=True)
@@ -106,9 +103,7 @@ def against_the_flow(found: Iterable[Arrow]) -> list[Arrow]:
             continue
         allowed = ALLOWED.get(top)
         if a.target.split(".")[0] == "tests":
-            exempt = any(a.where.startswith(f + ":") for f in BENCH_TESTS_EXEMPT)
-            if not exempt:
-                bad.append(a)  # product code and benches never lean on the tests
+            bad.append(a)  # product code and benches never lean on the tests
         elif allowed is not None and not any(within(a.target, ok) for ok in allowed):
             bad.append(a)
     return bad

@@ -401,14 +401,24 @@ function calibration() {
 
 const DRAW = { table: drawTable, violations: drawQueue, corrections: drawCorrections };
 
+function show(v) {
+  lastView = v;
+  navBadge(v);
+  DRAW[PAGE](v);
+  seenSeq = v.seq;
+  document.body.dataset.seq = v.seq;
+}
+
 if (DRAW[PAGE] && TID) {
   openStream(`/api/tables/${encodeURIComponent(TID)}/stream`, {
-    state: (v) => {
-      lastView = v;
-      navBadge(v);
-      DRAW[PAGE](v);
-      seenSeq = v.seq;
-      document.body.dataset.seq = v.seq;
+    state: show,
+    /* a change: the keys it sets, the items it appends (dashboard/README.md) */
+    delta: (d) => {
+      if (!lastView || d.base !== lastView.version) return;  // the server sends a state then
+      const v = Object.assign({}, lastView, d.set || {});
+      for (const [k, items] of Object.entries(d.append || {})) v[k] = (v[k] || []).concat(items);
+      v.version = d.version;
+      show(v);
     },
   });
 } else if (PAGE === "hall") {

@@ -1,24 +1,5 @@
-"""Real-browser helpers: the dashboard under waitress in a thread, Debian's Chromium driven by
-Playwright (never a downloaded browser)."""
+"""The real-browser helpers live in ``bench/browser.py`` (the bench uses them too)."""
 
-from __future__ import annotations
+from bench.browser import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, LiveServer
 
-from pathlib import Path
-
-from dashboard.serving import BackgroundServer
-
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-dev-shm-usage",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts" / "dashboard"
-
-
-LiveServer = BackgroundServer  # the dashboard under waitress, stopped cleanly
+__all__ = ["ARTIFACTS", "CHROMIUM", "CHROMIUM_ARGS", "LiveServer"]

@@ -13,6 +13,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from dashboard.app import create_app
+from dashboard.desk import register
 from dashboard.hub import Hub
 from dashboard.users import UserStore
 from engine.tractor.record_sim import simulate
@@ -71,6 +72,9 @@ def app(data: Path, hub: Hub) -> Flask:
 
 
 def feed(hub: Hub, table: str, events: list[dict[str, Any]], clock: Clock | None = None) -> None:
+    """A record loaded by a referee: no node judges it, so the dashboard's desk referee does
+    (registered first), and the events arrive one by one."""
+    register(hub.store, table, by="test")
     for e in events:
         if clock is not None:
             clock.now += 1.0

@@ -1,5 +1,6 @@
-"""The JSON API on the real tractor referee: state, rulings and corrections re-judged by the
-engine and chained in the store with who and when, and the SSE stream with resume."""
+"""The JSON API on a desk-judged table (the real tractor referee, run by the dashboard as the
+table's one judge): state, rulings and corrections re-judged by the engine and chained in the
+store with who and when, and the SSE stream with resume."""
 
 from __future__ import annotations
 
@@ -30,16 +31,22 @@ def state(c: FlaskClient) -> dict[str, Any]:
     return resp.get_json()  # type: ignore[no-any-return]
 
 
-def test_tables_and_state_come_from_the_engine(client: tuple[FlaskClient, str]) -> None:
+def test_tables_and_state_come_from_the_engine(client: tuple[FlaskClient, str], hub: Hub) -> None:
     c, _ = client
     tables = c.get("/api/tables").get_json()
     assert [t["id"] for t in tables] == ["t1"]
     assert tables[0]["open_violations"] == 3 and tables[0]["players"][0] == "North"
     v = state(c)
-    assert v["engine"] == "engine.tractor.referee.Referee"
+    assert v["engine"] == "engine.tractor.referee.Referee (dashboard)"
     assert v["seq"] == 59 and v["profile"] == "school-2010"
     assert {x["id"] for x in v["violations"]} >= {BURY, "1:failed_throw:1:25"}
-    assert v["report"]["hands"][0]["violations"] == v["engine_state"]["hand"]["violations"]
+    stored = {
+        r.data["id"]
+        for r in hub.store.rows(table="t1", kind="ruling")
+        if r.data["kind"] == "violation"
+    }
+    assert {x["id"] for x in v["violations"]} == stored  # the view shows the stored rulings
+    assert "report" not in v and "engine_state" not in v
     assert len(v["seats"]) == 4 and v["current_trick"] is not None
     assert v["bottom"] == {**v["bottom"], "cards": None, "count": 7}
 
@@ -131,7 +138,7 @@ def test_needs_referee_prompt_is_answered(
     client: tuple[FlaskClient, str], hub: Hub, clock: Clock
 ) -> None:
     c, csrf = client
-    last = hub.tables["t1"].events[-1]
+    last = hub.store.events("t1")[-1]
     ask = {
         "v": 1,
         "seq": 60,
@@ -222,7 +229,7 @@ def test_a_gouji_table_shows_the_gouji_engine(app: Flask, hub: Hub, clock: Clock
     c = app.test_client()
     login(c, "view1")
     v = c.get("/api/tables/g1/state").get_json()
-    assert v["engine"] == "engine.gouji.referee.GoujiReferee"
+    assert v["engine"] == "engine.gouji.referee.GoujiReferee (dashboard)"
     assert len(v["seats"]) == 6 and v["seats"][0]["cards_left"] is not None
     assert v["current_trick"]["plays"] and v["tricks"]
     ids = [x["id"] for x in v["violations"]]

@@ -16,6 +16,7 @@ from playwright.sync_api import Browser, Page, sync_playwright
 
 from dashboard.app import create_app
 from dashboard.demo import render_frame
+from dashboard.desk import register
 from dashboard.hub import Hub
 from dashboard.users import UserStore, overlay_link_id
 from evidence import EvidenceStore
@@ -34,6 +35,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     users.add("ref1", "referee", PASSWORD, n=FAST_HASH)
     token = users.new_overlay_token("t1")
     store = EvidenceStore(data, durable=False)
+    register(store, "t1", by="test")  # no node here: the dashboard's desk referee judges
     for e in RECORD[:FIRST]:
         if e.get("evidence") and e.get("cards"):
             store.add_media(render_frame(f"seq {e['seq']}", e["cards"]), name=e["evidence"])

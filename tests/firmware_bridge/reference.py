@@ -1,23 +1,5 @@
-"""An independent reading of PROTOCOL.md's framing, the oracle for the decoder's fuzz tests and
-the serial bench: every 0x00-delimited segment that COBS-decodes to at least header + CRC with
-a matching CRC is a frame (its body is returned); nothing else is."""
+"""The framing oracle lives in ``bench/cobs_reference.py`` (the serial bench uses it too)."""
 
-from __future__ import annotations
+from bench.cobs_reference import reference_frames
 
-from cobs import cobs
-
-from firmware_bridge.protocol import crc16
-
-
-def reference_frames(stream: bytes) -> list[bytes]:
-    out = []
-    for seg in stream.split(b"\x00")[:-1]:
-        if not seg or len(seg) > 68:
-            continue
-        try:
-            raw = cobs.decode(seg)
-        except cobs.DecodeError:
-            continue
-        if len(raw) >= 6 and crc16(raw[:-2]) == int.from_bytes(raw[-2:], "big"):
-            out.append(raw[:-2])
-    return out
+__all__ = ["reference_frames"]
