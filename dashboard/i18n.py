@@ -21,6 +21,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from babel import Locale
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 from flask import (
@@ -130,7 +131,8 @@ def compile_catalogs(out_dir: Path, src_dir: Path = SOURCE) -> Path:
     """``<src>/<lang>/LC_MESSAGES/messages.po`` → ``<out>/…/messages.mo``, when stale."""
     for lang in LANGS:
         po = src_dir / lang / "LC_MESSAGES" / "messages.po"
-        mo = out_dir / lang / "LC_MESSAGES" / "messages.mo"
+        # Flask-Babel looks the catalog up by the parsed locale's name (zh_CN → zh_Hans_CN)
+        mo = out_dir / str(Locale.parse(lang)) / "LC_MESSAGES" / "messages.mo"
         if mo.exists() and mo.stat().st_mtime >= po.stat().st_mtime:
             continue
         mo.parent.mkdir(parents=True, exist_ok=True)
@@ -226,8 +228,9 @@ def select_locale() -> str:
 
 
 def lang() -> str:
+    """The page's language as one of ``LANGS``."""
     loc = get_locale()
-    return str(loc) if loc is not None else DEFAULT
+    return "en" if loc is not None and loc.language == "en" else DEFAULT
 
 
 def html_lang() -> str:

@@ -124,7 +124,7 @@ function scoreStrip(v) {
 function seatPositions(n) {
   return Array.from({ length: n }, (_, i) => {
     const a = ((90 - (i * 360) / n) * Math.PI) / 180;
-    return { left: 50 + 38 * Math.cos(a), top: 50 + 36 * Math.sin(a) };
+    return { left: 50 + 34 * Math.cos(a), top: 50 + 36 * Math.sin(a) };
   });
 }
 
@@ -354,7 +354,7 @@ function drawCorrections(v) {
     ? v.needs_referee.map((n) => {
       const play = playBySeq[n.ref];
       return `<div class="prompt flag" data-ref="${n.ref}"><div><b>${esc(t("seq {n}", { n: n.ref }))}</b> · ${play ? seatName(v, play.seat) + " · " : ""}${esc(reasonText(n.reason))} · ${esc(t("choose the cards actually played:"))}</div>`
-        + `<div class="prompt-body">${frameHTML(play ? play.evidence : null)}<div class="candidates">${(n.candidates || []).map((c) => `<button class="rule-btn" data-act="candidate" data-seq="${n.ref}" data-cards="${esc(c.cards.join(" "))}">${cardsHTML(c.cards, "sm")} ${(c.confidence * 100).toFixed(0)}%</button>`).join("")}${CAN_RULE ? `<button class="rule-btn" data-act="stands" data-seq="${n.ref}">${esc(t("Reading stands"))}</button>` : ""}</div></div><div class="small msg"></div></div>`;
+        + `<div class="prompt-body">${frameHTML(n.evidence || (play ? play.evidence : null))}<div class="candidates">${(n.candidates || []).map((c) => `<button class="rule-btn" data-act="candidate" data-seq="${n.ref}" data-cards="${esc(c.cards.join(" "))}">${cardsHTML(c.cards, "sm")} ${(c.confidence * 100).toFixed(0)}%</button>`).join("")}${CAN_RULE ? `<button class="rule-btn" data-act="stands" data-seq="${n.ref}">${esc(t("Reading stands"))}</button>` : ""}</div></div><div class="small msg"></div></div>`;
     }).join("")
     : `<p class="muted">${esc(t("None pending."))}</p>`);
   const plays = $("#plays tbody");
