@@ -47,7 +47,9 @@ def replay(table: Any, extra: Event | None) -> dict[str, Any]:
     if not events:
         return {}
     if extra is not None:
-        events.append({"v": 1, "t": events[-1].get("t", 0.0), **extra, "seq": events[-1]["seq"] + 1})
+        events.append(
+            {"v": 1, "t": events[-1].get("t", 0.0), **extra, "seq": events[-1]["seq"] + 1}
+        )
     referee, engine = make_referee(events[0])
     errors: list[str] = []
     for e in events:
@@ -195,9 +197,12 @@ def preview(tid: str) -> Any:
     before = summary(table.view)
     after = summary(replay(table, event))
     target = next(e for e in apply_corrections(table.events) if e["seq"] == event["ref"])
-    title = gettext("Seq %(n)s is read as %(a)s; it would read %(b)s.",
-                    n=event["ref"], a=" ".join(target.get("cards") or []) or "–",
-                    b=" ".join(event.get("cards") or []) or gettext("(deleted)"))
+    title = gettext(
+        "Seq %(n)s is read as %(a)s; it would read %(b)s.",
+        n=event["ref"],
+        a=" ".join(target.get("cards") or []) or "–",
+        b=" ".join(event.get("cards") or []) or gettext("(deleted)"),
+    )
     return jsonify(
         correction=event, before=before, after=after, changes=changes(before, after), title=title
     )

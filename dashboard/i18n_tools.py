@@ -15,11 +15,11 @@ import sys
 from collections.abc import Iterator
 from io import BytesIO
 from pathlib import Path
+from typing import IO, Any
 
 from babel.messages.catalog import Catalog
 from babel.messages.extract import extract_from_dir
 from babel.messages.pofile import read_po, write_po
-from typing import IO, Any
 
 from dashboard.i18n import LANGS, SOURCE
 

@@ -51,7 +51,10 @@ def _prompt_event(record: list[dict[str, Any]]) -> dict[str, Any]:
         "t": record[-1]["t"] + 0.5,
         "type": "needs_referee",
         "ref": play["seq"],
-        "candidates": [{"cards": [read], "confidence": 0.55}, {"cards": [other], "confidence": 0.41}],
+        "candidates": [
+            {"cards": [read], "confidence": 0.55},
+            {"cards": [other], "confidence": 0.41},
+        ],
         "reason": "low_confidence",
         "evidence": play.get("evidence"),
     }
@@ -136,7 +139,9 @@ def check_fits(page: Page, where: str) -> None:
         " > window.innerWidth + 1 && !e.closest('.scroll-x, nav')).slice(0, 3)"
         ".map(e => e.tagName + '.' + e.className)]"
     )
-    assert wide[0] <= wide[1], f"{where}: the page is {wide[0]} px wide on a {wide[1]} px screen {wide[2]}"
+    assert wide[0] <= wide[1], (
+        f"{where}: the page is {wide[0]} px wide on a {wide[1]} px screen {wide[2]}"
+    )
 
 
 @pytest.mark.parametrize("lang", list(LANGS))
@@ -146,8 +151,8 @@ def test_every_page_fits_the_screen(
 ) -> None:
     url = site["server"].url
     ctx, page, errors = open_page(browser, lang, width)
-    resp = page.goto(url + "/login")
-    assert page.get_attribute("html", "lang") == lang, (resp.request.all_headers().get("accept-language") if resp else None, page.context.cookies())
+    page.goto(url + "/login")
+    assert page.get_attribute("html", "lang") == lang
     check_fits(page, f"login {lang} {width}")
     page.screenshot(path=str(SCREENS / f"{lang}-{width}-login.png"), full_page=True)
     login(page, url)
@@ -157,7 +162,9 @@ def test_every_page_fits_the_screen(
         assert page.get_attribute("html", "lang") == lang
         check_fits(page, f"{name} {lang} {width}")
         text = page.inner_text("body")
-        assert not INTERNAL.search(text), f"{name}: internal name on the page: {INTERNAL.search(text)}"
+        assert not INTERNAL.search(text), (
+            f"{name}: internal name on the page: {INTERNAL.search(text)}"
+        )
         for box in page.locator("button.rule-btn").all():
             b = box.bounding_box()
             assert b is not None and b["height"] >= 44 and b["width"] >= 44, f"{name}: {b}"
@@ -197,9 +204,7 @@ def test_the_pages_speak_the_sheets_words(site: dict[str, Any], browser: Browser
 
 @pytest.mark.parametrize("lang", list(LANGS))
 @pytest.mark.parametrize("width", (390, 1440))
-def test_a_referees_work(
-    tmp_path: Path, browser: Browser, lang: str, width: int
-) -> None:
+def test_a_referees_work(tmp_path: Path, browser: Browser, lang: str, width: int) -> None:
     s = make_site(tmp_path)
     url, hub = s["server"].url, s["hub"]
     tag = f"{lang}-{width}"
@@ -258,7 +263,9 @@ def test_a_referees_work(
         page.click(f'button[data-act="undo"][data-seq="{seq}"]')
         page.wait_for_selector("#preview:not([hidden]) #pv-confirm")
         page.click("#pv-confirm")
-        page.wait_for_selector(f'tr[data-audit="{seq}"] >> text={"已撤回" if lang == "zh-CN" else "undone"}')
+        page.wait_for_selector(
+            f'tr[data-audit="{seq}"] >> text={"已撤回" if lang == "zh-CN" else "undone"}'
+        )
         assert hub.tables["t1"].view["attacker_points"] == before
         last = hub.store.events("t1")[-1]
         assert last["type"] == "correction" and last["why"].startswith(f"undo #{seq}")
