@@ -1,5 +1,6 @@
 /* tablescan referee console. One SSE stream per page; every view is drawn from the engine's
-   state sent by the server (this file judges nothing). */
+   state sent by the server (this file judges nothing). Every string a referee reads goes
+   through t() (cards.js), so it comes from the gettext catalog in the page's language. */
 "use strict";
 
 const PAGE = document.body.dataset.page;
@@ -11,11 +12,13 @@ const $ = (sel, root) => (root || document).querySelector(sel);
 const $$ = (sel, root) => Array.from((root || document).querySelectorAll(sel));
 let lastView = null;
 let seenSeq = -1;
+let RULES = null;  // the table's rules with the sheet's quotes (GET /api/tables/<id>/rules)
+let HISTORY = [];  // corrections with what each changed (GET .../corrections/history)
 
 function setLive(on) {
   const el = $("#live");
   if (!el) return;
-  el.textContent = on ? "● live" : "● reconnecting…";
+  el.textContent = "● " + (on ? t("live") : t("reconnecting…"));
   el.className = "live " + (on ? "on" : "off");
 }
 
@@ -41,23 +44,37 @@ async function post(url, body) {
   return data;
 }
 
+async function getJSON(url) {
+  const resp = await fetch(url, { credentials: "same-origin" });
+  if (!resp.ok) throw new Error(`HTTP ${resp.status}`);
+  return resp.json();
+}
+
 function seatName(v, seat) {
   const s = (v.seats || [])[seat];
-  return s ? esc(s.name) : `seat ${esc(seat)}`;
+  return s ? esc(s.name) : esc(t("seat {n}", { n: seat }));
 }
 
 function clock(epoch) {
-  return epoch ? new Date(epoch * 1000).toLocaleTimeString() : "–";
+  return epoch ? new Date(epoch * 1000).toLocaleTimeString(LANG === "en" ? "en" : "zh-CN") : "–";
+}
+
+function statusText(status) {
+  return { open: t("open"), upheld: t("upheld"), dismissed: t("dismissed") }[status] || status;
+}
+
+function gameText(game) {
+  return { tractor: t("80 points (Tractor)"), gouji: t("Gouji") }[game] || game;
 }
 
 function penaltyText(p) {
   if (!p) return "";
+  if (typeof p === "string") return esc(p);
   const bits = [];
-  if (p.points) bits.push(`${p.points} pts`);
-  if (p.levels) bits.push(`${p.levels} level${p.levels > 1 ? "s" : ""}`);
-  if (p.lose_bank) bits.push("loses the bank");
-  if (p.note) bits.push(esc(p.note));
-  return bits.join(" · ") || "no penalty";
+  if (p.points) bits.push(esc(t("{n} points", { n: p.points })));
+  if (p.levels) bits.push(esc(t("{n} level(s)", { n: p.levels })));
+  if (p.lose_bank) bits.push(esc(t("loses the bank")));
+  return bits.join(" · ") || esc(t("no penalty"));
 }
 
 /* Keep what the referee is typing when a new state redraws the page. */
@@ -77,12 +94,29 @@ function navBadge(v) {
   b.classList.toggle("hot", (v.open_violations || 0) > 0);
 }
 
+/* One figure per side, with what it means. 80 points: the attackers' score (captured points
+   plus the bottom and penalties) decides; the banker side's figure is its level. */
+function sides(v) {
+  if (!v.teams) return [];
+  return v.teams.map((team) => {
+    if (team.banker_side) {
+      return { team, label: t("Banker side"), figure: team.level ?? "–", meaning: t("level being played; the banker side keeps the stage while the attackers stay under 80") };
+    }
+    const total = v.attacker_points ?? 0;
+    const extra = total - (team.trick_points || 0);
+    return {
+      team, label: t("Attackers"), figure: total,
+      meaning: extra ? t("score: {cards} from tricks, {extra} from the bottom and penalties; 80 takes the stage", { cards: team.trick_points || 0, extra: (extra > 0 ? "+" : "") + extra })
+        : t("score from tricks; 80 takes the stage"),
+    };
+  });
+}
+
 function scoreStrip(v) {
   const el = $("#score-strip");
   if (!el || !v.teams) return;
-  el.innerHTML = v.teams.map((t) => `<span class="chip">${esc(t.names.join(" · "))}${t.banker_side ? " (banker)" : ""}: level ${esc(t.level)} · tricks ${t.trick_points} pts</span>`).join("")
-    + `<span class="chip" id="attacker-points">attackers (engine) <b>${v.attacker_points ?? 0}</b></span>`
-    + `<span class="chip">hand ${v.hand ?? "–"} · seq ${v.seq}</span>`;
+  el.innerHTML = sides(v).map((s) => `<span class="chip"${s.team.banker_side ? "" : ' id="attacker-points"'}>${esc(s.label)} · ${esc(s.team.names.join(" · "))} <b>${esc(s.figure)}</b></span>`).join("")
+    + `<span class="chip">${esc(t("hand {n}", { n: v.hand ?? "–" }))} · ${esc(t("seq {n}", { n: v.seq }))}</span>`;
 }
 
 /* ---------------------------------------------------------------- table view */
@@ -90,18 +124,25 @@ function scoreStrip(v) {
 function seatPositions(n) {
   return Array.from({ length: n }, (_, i) => {
     const a = ((90 - (i * 360) / n) * Math.PI) / 180;
-    return { left: 50 + 40 * Math.cos(a), top: 50 + 37 * Math.sin(a) };
+    return { left: 50 + 34 * Math.cos(a), top: 50 + 36 * Math.sin(a) };
   });
+}
+
+function engineText(v) {
+  if (String(v.engine || "").startsWith("replay only")) return t("Replay only: this game's referee engine is not available, nothing is judged.");
+  if (!v.game) return t("Waiting for the match to start.");
+  return t("Judged by the {game} referee, rules: {profile}", { game: gameText(v.game), profile: v.profile });
 }
 
 function drawTable(v) {
   const felt = $("#felt");
+  const title = `<span class="big">${esc(t("Table {id}", { id: v.id }))}</span>`;
   $("#headline").innerHTML = v.seats
-    ? `<span class="big">Table ${esc(v.id)}</span><span class="chip">hand ${v.hand ?? "–"}</span><span class="chip">level ${esc(v.level ?? "–")}</span>`
-      + (v.game === "gouji" ? "" : `<span class="chip trump">trump ${esc((v.trump || {}).level || "")} ${suitHTML((v.trump || {}).suit)}</span>`
-      + `<span class="chip">banker ${v.banker != null ? seatName(v, v.banker) : "–"}</span>`)
-      + `<span class="chip">${esc(v.game)} · ${esc(v.profile)}</span><span class="muted">seq ${v.seq} · ${esc(v.status)}</span>`
-    : `<span class="big">Table ${esc(v.id)}</span><span class="muted">${esc(v.status)}</span>`;
+    ? title + `<span class="chip">${esc(t("hand {n}", { n: v.hand ?? "–" }))}</span><span class="chip">${esc(t("level {l}", { l: v.level ?? "–" }))}</span>`
+      + (v.game === "gouji" ? "" : `<span class="chip trump">${esc(t("trump"))} ${esc((v.trump || {}).level || "")} ${suitHTML((v.trump || {}).suit)}</span>`
+      + `<span class="chip">${esc(t("banker"))} ${v.banker != null ? seatName(v, v.banker) : "–"}</span>`)
+      + `<span class="chip">${esc(gameText(v.game))} · ${esc(v.profile)}</span><span class="muted">${esc(t("seq {n}", { n: v.seq }))} · ${esc(v.status === "playing" ? t("playing") : t("between hands"))}</span>`
+    : title + `<span class="muted">${esc(t("Waiting for the match to start."))}</span>`;
   if (!v.seats) return;
   const pos = seatPositions(v.seats.length);
   let seats = $$(".seat", felt);
@@ -113,7 +154,6 @@ function drawTable(v) {
       d.dataset.seat = i;
       d.style.left = `${pos[i].left}%`;
       d.style.top = `${pos[i].top}%`;
-      d.style.transform = "translate(-50%, -50%)";
       felt.appendChild(d);
     });
     seats = $$(".seat", felt);
@@ -123,76 +163,111 @@ function drawTable(v) {
   const bySeat = {};
   if (trick) trick.plays.forEach((p) => { bySeat[p.seat] = p; });
   const nextSeat = v.status === "playing" ? v.next_seat : null;
+  $("#turn").innerHTML = nextSeat != null
+    ? `<span class="turn-arrow">▶</span> ${esc(t("{name} to play", { name: (v.seats[nextSeat] || {}).name || nextSeat }))}`
+    : `<span class="muted">${esc(v.status === "playing" ? t("Waiting for the next play") : t("No hand in play"))}</span>`;
+  $("#turn").dataset.seat = nextSeat ?? "";
   v.seats.forEach((s, i) => {
     const p = bySeat[i];
     const won = !live && trick && trick.winner === i;
-    seats[i].classList.toggle("turn", nextSeat === i);
-    seats[i].innerHTML = `<div class="name team${s.team}">${esc(s.name)}${s.banker ? '<span class="banker">★ banker</span>' : ""}</div>`
-      + `<div class="meta">${s.time_per_play != null ? `${s.time_per_play}s / play` : "&nbsp;"}${s.cards_left != null ? ` · ${s.cards_left} left` : ""}${won ? " · <b>won the trick</b>" : ""}</div>`
-      + `<div class="played" style="opacity:${live ? 1 : 0.55}" data-seq="${p ? p.seq : ""}">${p ? cardsHTML(p.cards, "lg") : ""}</div>`;
+    const turn = nextSeat === i;
+    seats[i].classList.toggle("turn", turn);
+    seats[i].innerHTML = `<div class="name team${s.team}">${turn ? `<span class="turn-tag">${esc(t("to play"))}</span>` : ""}${esc(s.name)}${s.banker ? `<span class="banker">★ ${esc(t("banker"))}</span>` : ""}</div>`
+      + `<div class="meta">${s.time_per_play != null ? esc(t("{s}s / play", { s: s.time_per_play })) : "&nbsp;"}${s.cards_left != null ? " · " + esc(t("{n} left", { n: s.cards_left })) : ""}${won ? ` · <b>${esc(t("won the trick"))}</b>` : ""}</div>`
+      + `<div class="played" style="opacity:${live ? 1 : 0.55}" data-seq="${p ? p.seq : ""}">${p ? unitsHTML(p.cards, "lg") : ""}</div>`;
     if (p && p.seq > seenSeq && live) $$(".card", seats[i]).forEach((c) => c.classList.add("fresh"));
   });
+  drawTrickNow(v, trick, live);
   const b = v.bottom || {};
   if (v.game === "gouji") { drawGoujiSide(v, live, trick); } else {
-  $("#centre").innerHTML = `<div class="label">${live ? `trick ${v.tricks.length + 1}` : trick ? `trick ${v.tricks.length} done` : "waiting"}</div>`
-    + `<div class="num">${v.attacker_points ?? 0}</div><div class="label">attacker points</div>`
-    + `<div style="margin-top:10px">${b.cards ? cardsHTML(b.cards, "sm") : b.count ? backsHTML(Math.min(b.count, 8), "sm") : ""}</div>`
-    + `<div class="label">${b.cards ? "bottom revealed" : b.count ? `bottom: ${b.count} face down` : ""}</div>`;
-  $("#score").innerHTML = `<h2>Score</h2><div class="scorebox">${v.teams.map((t) => `<div class="side-card${t.banker_side ? " bank" : ""}"><div class="muted small">${t.banker_side ? "banker side" : "attackers"}</div><div>${esc(t.names.join(" · "))}</div><div class="pts">${t.trick_points}</div><div class="muted small">trick points · level ${esc(t.level)}</div></div>`).join("")}</div>`
-    + `<div class="kv" style="margin-top:10px"><span>Attacker points (engine)</span><b id="attacker-points">${v.attacker_points ?? 0}</b>`
-    + `<span>Bottom multiplier</span><b>${b.multiplier ?? "–"}</b><span>Tricks played</span><b>${v.tricks.length}</b>`
-    + (v.outcome ? `<span>Outcome</span><b>${esc(outcomeText(v, v.outcome))}</b>` : "") + `</div>`;
+    $("#centre").innerHTML = `<div class="label">${esc(live ? t("trick {n}", { n: v.tricks.length + 1 }) : trick ? t("trick {n} done", { n: v.tricks.length }) : t("waiting"))}</div>`
+      + `<div class="num">${v.attacker_points ?? 0}</div><div class="label">${esc(t("attackers' score"))}</div>`
+      + `<div class="bottom-cards">${b.cards ? cardsHTML(b.cards, "sm") : b.count ? backsHTML(Math.min(b.count, 8), "sm") : ""}</div>`
+      + `<div class="label">${esc(b.cards ? t("bottom revealed") : b.count ? t("bottom: {n} face down", { n: b.count }) : "")}</div>`;
+    $("#score").innerHTML = `<h2>${esc(t("Score"))}</h2><div class="scorebox">${sides(v).map((s) => `<div class="side-card${s.team.banker_side ? " bank" : ""}"><div class="muted small">${esc(s.label)}</div><div>${esc(s.team.names.join(" · "))}</div><div class="pts"${s.team.banker_side ? "" : ' id="attacker-points"'}>${esc(s.figure)}</div><div class="muted small">${esc(s.meaning)}</div></div>`).join("")}</div>`
+      + `<div class="kv"><span>${esc(t("Bottom multiplier"))}</span><b>${b.multiplier ?? "–"}</b><span>${esc(t("Tricks played"))}</span><b>${v.tricks.length}</b>`
+      + (v.outcome ? `<span>${esc(t("Outcome"))}</span><b>${esc(outcomeText(v, v.outcome))}</b>` : "") + `</div>`;
   }
-  const open = v.violations.filter((x) => (x.status || "open") === "open");
-  $("#flags").innerHTML = `<h2>Flags <a class="small" href="/tables/${encodeURIComponent(v.id)}/violations">queue →</a></h2>`
-    + (v.violations.length ? v.violations.slice(-6).reverse().map((x) => `<div class="flag ${esc(x.status || "open")}"><b>${esc(x.rule)}</b> · ${seatName(v, x.seat)} · seq ${x.at_seq}→${x.proven_by_seq} <span class="status ${esc(x.status || "open")}">${esc(x.status || "open")}</span></div>`).join("") : '<p class="muted">No violation flagged.</p>')
-    + (v.needs_referee.length ? `<div class="flag"><b>${v.needs_referee.length} reading(s) need a referee</b> · <a href="/tables/${encodeURIComponent(v.id)}/corrections">answer</a></div>` : "")
-    + (open.length ? "" : "");
-  $("#engine").innerHTML = `<h2>Engine</h2><div class="small mono">${esc(v.engine)}</div>`
-    + (v.errors.length ? `<div class="small" style="color:var(--warn);margin-top:6px">${v.errors.slice(-3).map(esc).join("<br>")}</div>` : "");
-  $("#tricks tbody").innerHTML = v.tricks.map((t, i) => `<tr class="${t.winner != null ? "" : ""}"><td>${i + 1}</td><td>${seatName(v, t.leader)}</td><td>${t.plays.map((p) => `<span title="${seatName(v, p.seat)}">${cardsHTML(p.cards, "sm")}</span>`).join(" ")}</td><td>${t.winner != null ? seatName(v, t.winner) : "–"}</td><td>${t.points ?? 0}</td></tr>`).reverse().join("")
-    || '<tr><td colspan="5" class="muted">No trick finished yet.</td></tr>';
+  $("#flags").innerHTML = `<h2>${esc(t("Flags"))} <a class="small" href="/tables/${encodeURIComponent(v.id)}/violations">${esc(t("queue →"))}</a></h2>`
+    + (v.violations.length ? v.violations.slice(-6).reverse().map((x) => `<div class="flag ${esc(x.status || "open")}"><b>${esc(ruleName(x.rule))}</b> · ${seatName(v, x.seat)} <span class="status ${esc(x.status || "open")}">${esc(statusText(x.status || "open"))}</span></div>`).join("") : `<p class="muted">${esc(t("No violation flagged."))}</p>`)
+    + (v.needs_referee.length ? `<div class="flag"><b>${esc(t("{n} reading(s) need a referee", { n: v.needs_referee.length }))}</b> · <a href="/tables/${encodeURIComponent(v.id)}/corrections">${esc(t("answer"))}</a></div>` : "");
+  $("#engine").innerHTML = `<h2>${esc(t("Referee engine"))}</h2><div class="small">${esc(engineText(v))}</div>`
+    + (v.errors.length ? `<div class="small warn-text">${esc(t("{n} record problem(s); see Health", { n: v.errors.length }))}</div>` : "");
+  $("#tricks tbody").innerHTML = v.tricks.map((tr, i) => `<tr><td data-label="#">${i + 1}</td><td data-label="${esc(t("Leader"))}">${seatName(v, tr.leader)}</td><td data-label="${esc(t("Plays"))}">${tr.plays.map((p) => `<span class="byseat"><span class="muted small">${seatName(v, p.seat)}</span> ${unitsHTML(p.cards, "sm")}</span>`).join(" ")}</td><td data-label="${esc(t("Winner"))}">${tr.winner != null ? seatName(v, tr.winner) : "–"}</td><td data-label="${esc(t("Points"))}">${tr.points ?? 0}</td></tr>`).reverse().join("")
+    || `<tr><td colspan="5" class="muted">${esc(t("No trick finished yet."))}</td></tr>`;
+}
+
+/* The trick in progress, seat by seat in the order played, a throw split into its units. */
+function drawTrickNow(v, trick, live) {
+  const el = $("#trick-now");
+  if (!el) return;
+  const head = live ? t("Trick in progress") : t("Last trick");
+  if (!trick || !trick.plays.length) { el.innerHTML = `<h2>${esc(head)}</h2><p class="muted">${esc(t("No card on the table."))}</p>`; return; }
+  el.innerHTML = `<h2>${esc(head)}</h2>` + trick.plays.map((p, i) => `<div class="trick-row${trick.winner === p.seat ? " win" : ""}" data-seat="${p.seat}"><span class="who">${seatName(v, p.seat)}${i === 0 ? ` <span class="chip small">${esc(t("led"))}</span>` : ""}</span>${unitsHTML(p.cards, "sm")}</div>`).join("")
+    + (live ? "" : trick.winner != null ? `<div class="small muted">${esc(t("won by {name} · {n} points", { name: (v.seats[trick.winner] || {}).name || trick.winner, n: trick.points ?? 0 }))}</div>` : "");
 }
 
 function outcomeText(v, o) {
   if (o.finishing_order) return o.finishing_order.map((s) => (v.seats[s] || {}).name || s).join(" › ");
   const bits = [];
-  if (o.side) bits.push(`${o.side} side +${o.levels ?? 0}`);
-  if (o.new_level) bits.push(`to level ${o.new_level}`);
-  if (o.next_banker != null) bits.push(`next banker ${(v.seats[o.next_banker] || {}).name || o.next_banker}`);
+  if (o.side) bits.push(t("{side} +{n} level(s)", { side: o.side === "banker" ? t("banker side") : t("attackers"), n: o.levels ?? 0 }));
+  if (o.new_level) bits.push(t("to level {l}", { l: o.new_level }));
+  if (o.next_banker != null) bits.push(t("next banker {name}", { name: (v.seats[o.next_banker] || {}).name || o.next_banker }));
   return bits.join(" · ") || JSON.stringify(o);
 }
 
 function drawGoujiSide(v, live, trick) {
-  $("#centre").innerHTML = `<div class="label">${live ? `round ${v.tricks.length + 1}` : "waiting"}</div>`
-    + `<div class="num">${trick ? trick.plays.length : 0}</div><div class="label">sets on this round</div>`
-    + (live && trick.passes && trick.passes.length ? `<div class="label" style="margin-top:8px">passed: ${trick.passes.map((s) => seatName(v, s)).join(", ")}</div>` : "");
-  $("#score").innerHTML = `<h2>Cards left</h2><div class="kv">${v.seats.map((s) => `<span>${esc(s.name)} <span class="muted small">team ${s.team + 1}</span></span><b>${s.cards_left ?? "–"}</b>`).join("")}`
-    + `<span>Rounds played</span><b>${v.tricks.length}</b>`
-    + (v.outcome ? `<span>Finishing order</span><b>${esc(outcomeText(v, v.outcome))}</b>` : "") + `</div>`;
+  $("#centre").innerHTML = `<div class="label">${esc(live ? t("round {n}", { n: v.tricks.length + 1 }) : t("waiting"))}</div>`
+    + `<div class="num">${trick ? trick.plays.length : 0}</div><div class="label">${esc(t("sets on this round"))}</div>`
+    + (live && trick.passes && trick.passes.length ? `<div class="label">${esc(t("passed: {names}", { names: trick.passes.map((s) => (v.seats[s] || {}).name || s).join(", ") }))}</div>` : "");
+  $("#score").innerHTML = `<h2>${esc(t("Cards left"))}</h2><div class="kv">${v.seats.map((s) => `<span>${esc(s.name)} <span class="muted small">${esc(t("team {n}", { n: s.team + 1 }))}</span></span><b>${s.cards_left ?? "–"}</b>`).join("")}`
+    + `<span>${esc(t("Rounds played"))}</span><b>${v.tricks.length}</b>`
+    + (v.outcome ? `<span>${esc(t("Finishing order"))}</span><b>${esc(outcomeText(v, v.outcome))}</b>` : "") + `</div>`;
 }
 
 /* ---------------------------------------------------------------- violation queue */
 
 function describe(v, e) {
-  const who = e.seat != null ? seatName(v, e.seat) : "the table";
-  if (e.type === "play") return `${who} played ${cardsHTML(e.cards, "sm")}`;
-  if (e.type === "bury") return `${who} buried ${esc(e.count)} cards face down`;
-  if (e.type === "bottom_reveal") return `bottom revealed ${cardsHTML(e.cards, "sm")}`;
+  const who = e.seat != null ? seatName(v, e.seat) : esc(t("the table"));
+  if (e.type === "play") return tHTML("{who} played {cards}", { who, cards: unitsHTML(e.cards, "sm") });
+  if (e.type === "bury") return tHTML("{who} buried {n} cards face down", { who, n: esc(e.count) });
+  if (e.type === "bottom_reveal") return tHTML("bottom revealed {cards}", { cards: cardsHTML(e.cards, "sm") });
   return `${esc(e.type)}${e.cards ? " " + cardsHTML(e.cards, "sm") : ""}`;
 }
 
+/* A frame, zoomable by one tap (opens full size); a missing one says so. */
+function frameHTML(evidence) {
+  if (!evidence) return `<div class="noimg">${esc(t("no evidence frame"))}</div>`;
+  const src = `/api/media/${encodeURIComponent(evidence)}`;
+  return `<a class="frame" href="${src}" target="_blank" rel="noopener" title="${esc(t("tap to zoom"))}"><img src="${src}" alt="${esc(t("evidence frame {id}", { id: evidence }))}" data-evidence="${esc(evidence)}" loading="lazy"></a>`;
+}
+
 function proofBlock(v, label, seq, play, evidence) {
-  const img = evidence ? `<img src="/api/media/${encodeURIComponent(evidence)}" alt="evidence frame ${esc(evidence)}" data-evidence="${esc(evidence)}">` : '<div class="noimg">no evidence frame</div>';
-  return `<div class="proof"><div class="muted small">${label} · seq ${esc(seq)}${play ? ` · t ${play.t}s` : ""}</div>`
-    + `<div>${play ? describe(v, play) : "–"}</div>${img}</div>`;
+  return `<div class="proof"><div class="muted small">${esc(label)} · ${esc(t("seq {n}", { n: seq }))}${play ? " · " + esc(t("{s}s", { s: play.t })) : ""}</div>`
+    + `<div>${play ? describe(v, play) : "–"}</div>${frameHTML(evidence)}</div>`;
+}
+
+/* The trick the offending play belongs to, its lead first: what the player had to follow. */
+function ledBlock(v, seq) {
+  const trick = [...(v.tricks || []), ...(v.current_trick ? [v.current_trick] : [])].find((tr) => tr.plays.some((p) => p.seq === seq));
+  if (!trick) return "";
+  return `<div class="proof led"><div class="muted small">${esc(t("the trick it was played in"))}</div>`
+    + trick.plays.map((p, i) => `<div class="trick-row${p.seq === seq ? " hot" : ""}"><span class="who">${seatName(v, p.seat)}${i === 0 ? ` <span class="chip small">${esc(t("led"))}</span>` : ""}</span>${unitsHTML(p.cards, "sm")}</div>`).join("") + `</div>`;
+}
+
+function citeBlock(x) {
+  const rule = RULES && RULES.rules ? RULES.rules[x.rule] : null;
+  const quotes = [...(rule ? rule.cites : []), ...(x.penalty && x.penalty.note && /「/.test(x.penalty.note) ? [x.penalty.note] : [])];
+  return `<details class="cite"><summary>${esc(t("What the sheet says"))}</summary>`
+    + (quotes.length ? quotes.map((q) => `<blockquote lang="zh-CN">${esc(q)}</blockquote>`).join("") : `<p class="muted small">${esc(t("The sheet gives no quote for this rule."))}</p>`)
+    + (x.detail ? `<p class="small muted">${esc(t("Engine's reason"))}: <span lang="en">${esc(x.detail)}</span></p>` : "") + `</details>`;
 }
 
 function drawQueue(v) {
   scoreStrip(v);
   const root = $("#queue");
   preserveInputs(root, () => {
-    if (!v.violations || !v.violations.length) { root.innerHTML = '<div class="panel muted">No violation flagged in this match.</div>'; return; }
+    if (!v.violations || !v.violations.length) { root.innerHTML = `<div class="panel muted">${esc(t("No violation flagged in this match."))}</div>`; return; }
     const rulings = {};
     (v.audit || []).filter((a) => a.type === "ruling").forEach((a) => { rulings[a.ref] = a; });
     const ordered = [...v.violations].sort((a, b) => ((a.status || "open") === "open" ? 0 : 1) - ((b.status || "open") === "open" ? 0 : 1));
@@ -200,15 +275,106 @@ function drawQueue(v) {
       const status = x.status || "open";
       const r = rulings[x.id];
       const decide = status === "open" && CAN_RULE
-        ? `<div class="decide"><textarea data-key="note-${esc(x.id)}" placeholder="Note for the record (why)"></textarea><div class="row"><button class="primary" data-act="upheld" data-id="${esc(x.id)}">Uphold</button><button data-act="dismissed" data-id="${esc(x.id)}">Dismiss</button></div><div class="small msg"></div></div>`
-        : r ? `<div class="muted">${esc(r.decision)} by <b>${esc(r.by)}</b> at ${clock(r.at)}${r.note ? `<br>“${esc(r.note)}”` : ""}</div>` : status === "open" ? '<div class="muted">Awaiting a referee.</div>' : "";
-      return `<section class="panel viol" data-violation="${esc(x.id)}"><div class="who-rule"><span class="rule">${esc(x.rule)}</span><span>${seatName(v, x.seat)}</span><span class="status ${esc(status)}">${esc(status)}</span>${x.provisional ? '<span class="status">provisional</span>' : ""}<span class="muted">hand ${esc(x.hand)} · ${esc(x.how || "")} · penalty: ${penaltyText(x.penalty)}</span></div>`
-        + (x.detail ? `<div class="who-rule muted">${esc(x.detail)}</div>` : "")
-        + proofBlock(v, "where it happened", x.at_seq, x.at_play, x.at_evidence)
-        + proofBlock(v, "the play that proves it", x.proven_by_seq, x.proof_play, x.proof_evidence)
+        ? `<div class="decide"><textarea data-key="note-${esc(x.id)}" placeholder="${esc(t("Note for the record (why)"))}"></textarea><div class="row"><button class="primary rule-btn" data-act="upheld" data-id="${esc(x.id)}">${esc(t("Uphold"))}</button><button class="rule-btn" data-act="dismissed" data-id="${esc(x.id)}">${esc(t("Dismiss"))}</button></div><div class="small msg"></div></div>`
+        : r ? `<div class="muted">${esc(t("{decision} by {who} at {when}", { decision: statusText(r.decision), who: r.by, when: clock(r.at) }))}${r.note ? `<br>“${esc(r.note)}”` : ""}</div>` : status === "open" ? `<div class="muted">${esc(t("Awaiting a referee."))}</div>` : "";
+      const how = { immediate: t("seen at once"), retroactive: t("proven by a later play"), audit: t("found at the end of the hand"), referee: t("entered by a referee") }[x.how] || x.how || "";
+      return `<section class="panel viol" data-violation="${esc(x.id)}"><div class="who-rule"><span class="rule" data-rule="${esc(x.rule)}">${esc(ruleName(x.rule))}</span><span>${seatName(v, x.seat)}</span><span class="status ${esc(status)}">${esc(statusText(status))}</span>${x.provisional ? `<span class="status">${esc(t("provisional"))}</span>` : ""}<span class="muted">${esc(t("hand {n}", { n: x.hand }))} · ${esc(how)} · ${esc(t("penalty"))}: ${penaltyText(x.penalty)}</span></div>`
+        + `<div class="who-rule">${citeBlock(x)}</div>`
+        + proofBlock(v, t("where it happened"), x.at_seq, x.at_play, x.at_evidence)
+        + (x.proven_by_seq !== x.at_seq ? proofBlock(v, t("the play that proves it"), x.proven_by_seq, x.proof_play, x.proof_evidence) : ledBlock(v, x.at_seq))
         + `<div>${decide}</div></section>`;
     }).join("");
   });
+}
+
+/* ---------------------------------------------------------------- corrections */
+
+function summaryHTML(v, s) {
+  const teams = (s.teams || []).map((tm) => `${esc(tm.names.join(" · "))}: ${esc(t("level {l}", { l: tm.level ?? "–" }))}`).join("<br>");
+  return `<div class="kv"><span>${esc(t("Attackers' score"))}</span><b class="pv-points">${s.attacker_points ?? "–"}</b>`
+    + `<span>${esc(t("Levels"))}</span><b>${teams}</b>`
+    + `<span>${esc(t("Outcome"))}</span><b>${s.outcome ? esc(outcomeText(v, s.outcome)) : "–"}</b>`
+    + `<span>${esc(t("Open violations"))}</span><b>${(s.violations || []).map((x) => esc(ruleName(x.rule))).join(", ") || "–"}</b></div>`;
+}
+
+function showPreview(v, pv, body) {
+  const el = $("#preview");
+  el.hidden = false;
+  const changes = pv.changes.length
+    ? `<ul class="changes">${pv.changes.map((c) => `<li>${esc(c.text)}</li>`).join("")}</ul>`
+    : `<p class="muted">${esc(t("This correction changes no score, level, outcome or violation."))}</p>`;
+  el.innerHTML = `<h2>${esc(body.undo != null ? t("Undo correction seq {n}?", { n: body.undo }) : t("Correct seq {n}?", { n: body.ref }))}</h2>`
+    + `<p>${esc(pv.title)}</p>${changes}`
+    + `<div class="compare"><div class="proof"><div class="muted small">${esc(t("now"))}</div>${summaryHTML(v, pv.before)}</div><div class="proof"><div class="muted small">${esc(t("after the correction"))}</div>${summaryHTML(v, pv.after)}</div></div>`
+    + `<textarea id="pv-why" placeholder="${esc(t("Why (kept in the audit log)"))}"></textarea>`
+    + `<div class="row"><button class="primary rule-btn" id="pv-confirm">${esc(t("Confirm"))}</button><button class="rule-btn" id="pv-cancel">${esc(t("Cancel"))}</button></div><div class="small msg" id="pv-msg"></div>`;
+  el.scrollIntoView({ block: "nearest" });
+  $("#pv-cancel").onclick = () => { el.hidden = true; el.innerHTML = ""; };
+  $("#pv-confirm").onclick = async () => {
+    const why = $("#pv-why").value.trim();
+    $("#pv-confirm").disabled = true;
+    try {
+      if (body.undo != null) await post(`/api/tables/${encodeURIComponent(TID)}/corrections/${body.undo}/undo`, { why: why || t("undone by referee") });
+      else await post(`/api/tables/${encodeURIComponent(TID)}/corrections`, { ...body, why: why || t("misread corrected by referee") });
+      el.hidden = true; el.innerHTML = "";
+    } catch (err) {
+      $("#pv-msg").textContent = err.message;
+      $("#pv-confirm").disabled = false;
+    }
+  };
+}
+
+async function preview(body) {
+  const pv = await post(`/api/tables/${encodeURIComponent(TID)}/corrections/preview`, body);
+  showPreview(lastView, pv, body);
+}
+
+async function loadHistory() {
+  try { HISTORY = (await getJSON(`/api/tables/${encodeURIComponent(TID)}/corrections/history`)).corrections; } catch (err) { HISTORY = []; }
+}
+
+function auditWhat(v, a) {
+  if (a.type === "correction") {
+    const h = HISTORY.find((x) => x.seq === a.seq);
+    const from = h && h.before && h.before.cards ? cardsHTML(h.before.cards, "sm") : "";
+    const to = a.cards ? cardsHTML(a.cards, "sm") : "";
+    const head = h && h.undoes != null ? esc(t("undid correction seq {n}", { n: h.undoes })) + " · " : "";
+    return head + esc(t("corrected seq {n}", { n: a.ref })) + (a.delete ? " " + esc(t("(deleted)")) : from || to ? ` ${from} → ${to}` : "");
+  }
+  if (a.type === "ruling") return esc(t("{decision}: {what}", { decision: statusText(a.decision), what: String(a.ref).startsWith("seq:") ? t("reading stands, seq {n}", { n: String(a.ref).slice(4) }) : ruleName(String(a.ref).split(":")[1] || a.ref) }));
+  return esc(t("{rule} on {seat}", { rule: ruleName(a.rule), seat: (v.seats[a.seat] || {}).name || a.seat }));
+}
+
+function drawCorrections(v) {
+  scoreStrip(v);
+  const prompts = $("#prompts");
+  const playBySeq = {};
+  (v.plays || []).forEach((p) => { playBySeq[p.seq] = p; });
+  prompts.innerHTML = `<h2>${esc(t("Readings that need a referee"))}</h2>` + ((v.needs_referee || []).length
+    ? v.needs_referee.map((n) => {
+      const play = playBySeq[n.ref];
+      return `<div class="prompt flag" data-ref="${n.ref}"><div><b>${esc(t("seq {n}", { n: n.ref }))}</b> · ${play ? seatName(v, play.seat) + " · " : ""}${esc(reasonText(n.reason))} · ${esc(t("choose the cards actually played:"))}</div>`
+        + `<div class="prompt-body">${frameHTML(n.evidence || (play ? play.evidence : null))}<div class="candidates">${(n.candidates || []).map((c) => `<button class="rule-btn" data-act="candidate" data-seq="${n.ref}" data-cards="${esc(c.cards.join(" "))}">${cardsHTML(c.cards, "sm")} ${(c.confidence * 100).toFixed(0)}%</button>`).join("")}${CAN_RULE ? `<button class="rule-btn" data-act="stands" data-seq="${n.ref}">${esc(t("Reading stands"))}</button>` : ""}</div></div><div class="small msg"></div></div>`;
+    }).join("")
+    : `<p class="muted">${esc(t("None pending."))}</p>`);
+  const plays = $("#plays tbody");
+  preserveInputs(plays, () => {
+    plays.innerHTML = (v.plays || []).slice().reverse().map((p) => `<tr data-seq="${p.seq}"><td class="mono" data-label="${esc(t("seq"))}">${p.seq}</td><td data-label="${esc(t("Time"))}">${esc(t("{s}s", { s: p.t }))}</td><td data-label="${esc(t("Seat"))}">${seatName(v, p.seat)}</td><td data-label="${esc(t("Cards read"))}">${unitsHTML(p.cards, "sm")}${p.corrected_by ? ` <span class="status upheld" title="${esc(t("corrected by seq {n}", { n: p.corrected_by.join(", ") }))}">${esc(t("corrected"))}</span>` : ""}</td><td data-label="${esc(t("Confidence"))}">${p.confidence != null ? (p.confidence * 100).toFixed(0) + "%" : "–"}</td>`
+      + `<td data-label="${esc(t("Correct to"))}">${CAN_RULE ? `<span class="fix"><input data-key="fix-${p.seq}" placeholder="${esc(t("e.g. {cards}", { cards: p.cards.join(" ") }))}" aria-label="${esc(t("corrected cards for seq {n}", { n: p.seq }))}"><button class="rule-btn" data-act="correct" data-seq="${p.seq}">${esc(t("Correct"))}</button></span><span class="small msg"></span>` : `<span class="muted">${esc(t("view only"))}</span>`}</td></tr>`).join("")
+      || `<tr><td colspan="6" class="muted">${esc(t("No play yet in this hand."))}</td></tr>`;
+  });
+  const sel = $("#v-seat");
+  if (sel && sel.options.length !== v.seats.length) {
+    sel.innerHTML = v.seats.map((x) => `<option value="${x.index}">${esc(x.name)}</option>`).join("");
+  }
+  const undone = new Set(HISTORY.filter((h) => h.undoes != null).map((h) => h.undoes));
+  $("#audit tbody").innerHTML = (v.audit || []).slice().reverse().map((a) => `<tr data-audit="${a.seq}"><td class="mono" data-label="${esc(t("seq"))}">${a.seq}</td><td data-label="${esc(t("When"))}">${clock(a.at)}</td><td data-label="${esc(t("Who"))}">${esc(a.by)}</td><td data-label="${esc(t("What"))}">${auditWhat(v, a)}</td><td data-label="${esc(t("Why"))}">${esc(a.why || a.note || "")}</td>`
+    + `<td>${a.type === "correction" && CAN_RULE && !a.delete && !undone.has(a.seq) && !(HISTORY.find((h) => h.seq === a.seq) || {}).undoes ? `<button class="rule-btn" data-act="undo" data-seq="${a.seq}">${esc(t("Undo"))}</button>` : undone.has(a.seq) ? `<span class="muted small">${esc(t("undone"))}</span>` : ""}</td></tr>`).join("")
+    || `<tr><td colspan="6" class="muted">${esc(t("No referee action yet."))}</td></tr>`;
+}
+
+function reasonText(reason) {
+  return { low_confidence: t("the camera is unsure of this reading"), occluded: t("the cards were partly hidden"), conflict: t("two readings disagree") }[reason] || reason || t("unsure");
 }
 
 document.addEventListener("click", async (e) => {
@@ -223,23 +389,17 @@ document.addEventListener("click", async (e) => {
       await post(`/api/tables/${encodeURIComponent(TID)}/rulings`, { violation: btn.dataset.id, decision: btn.dataset.act, note: note ? note.value : "" });
     } else if (btn.dataset.act === "correct") {
       const input = $(`[data-key="fix-${btn.dataset.seq}"]`);
-      const cards = input.value;
-      input.value = "";  // cleared before the new state redraws the row
-      try {
-        await post(`/api/tables/${encodeURIComponent(TID)}/corrections`, { ref: Number(btn.dataset.seq), cards, why: "misread corrected by referee" });
-      } catch (err) {
-        const again = $(`[data-key="fix-${btn.dataset.seq}"]`);
-        if (again) again.value = cards;
-        throw err;
-      }
+      await preview({ ref: Number(btn.dataset.seq), cards: input.value });
     } else if (btn.dataset.act === "candidate") {
-      await post(`/api/tables/${encodeURIComponent(TID)}/corrections`, { ref: Number(btn.dataset.seq), cards: btn.dataset.cards, why: "needs_referee: candidate chosen" });
+      await preview({ ref: Number(btn.dataset.seq), cards: btn.dataset.cards });
+    } else if (btn.dataset.act === "undo") {
+      await preview({ undo: Number(btn.dataset.seq) });
     } else if (btn.dataset.act === "stands") {
-      await post(`/api/tables/${encodeURIComponent(TID)}/rulings`, { ref: `seq:${btn.dataset.seq}`, decision: "upheld", note: "reading stands" });
+      await post(`/api/tables/${encodeURIComponent(TID)}/rulings`, { ref: `seq:${btn.dataset.seq}`, decision: "upheld", note: t("reading stands") });
     }
-    if (msg) msg.textContent = "Saved.";
+    if (msg) msg.textContent = "";
   } catch (err) {
-    if (msg) { msg.textContent = err.message; msg.style.color = "var(--bad)"; } else alert(err.message);
+    if (msg) { msg.textContent = err.message; msg.classList.add("bad-text"); } else alert(err.message);
   } finally {
     btn.disabled = false;
   }
@@ -251,31 +411,9 @@ document.addEventListener("error", (e) => {
   if (!(img instanceof HTMLImageElement) || !img.dataset.evidence) return;
   const div = document.createElement("div");
   div.className = "noimg";
-  div.textContent = `frame ${img.dataset.evidence} not stored`;
-  img.replaceWith(div);
+  div.textContent = t("frame {id} not stored", { id: img.dataset.evidence });
+  (img.closest("a.frame") || img).replaceWith(div);
 }, true);
-
-/* ---------------------------------------------------------------- corrections */
-
-function drawCorrections(v) {
-  scoreStrip(v);
-  const prompts = $("#prompts");
-  prompts.innerHTML = `<h2>Readings that need a referee</h2>` + ((v.needs_referee || []).length
-    ? v.needs_referee.map((n) => `<div class="prompt flag"><b>seq ${n.ref}</b> · ${esc(n.reason || "unsure")} · choose the cards actually played:<div class="candidates" style="margin-top:6px">${(n.candidates || []).map((c) => `<button data-act="candidate" data-seq="${n.ref}" data-cards="${esc(c.cards.join(" "))}">${cardsHTML(c.cards, "sm")} ${(c.confidence * 100).toFixed(0)}%</button>`).join("")}${CAN_RULE ? `<button data-act="stands" data-seq="${n.ref}">Reading stands</button>` : ""}</div><div class="small msg"></div></div>`).join("")
-    : '<p class="muted">None pending.</p>');
-  const plays = $("#plays tbody");
-  preserveInputs(plays, () => {
-    plays.innerHTML = (v.plays || []).slice().reverse().map((p) => `<tr data-seq="${p.seq}"><td class="mono">${p.seq}</td><td>${p.t}s</td><td>${seatName(v, p.seat)}</td><td>${cardsHTML(p.cards, "sm")}${p.corrected_by ? ` <span class="status upheld" title="corrected by seq ${esc(p.corrected_by.join(", "))}">corrected</span>` : ""}</td><td>${p.confidence != null ? (p.confidence * 100).toFixed(0) + "%" : "–"}</td>`
-      + `<td>${CAN_RULE ? `<span class="fix"><input data-key="fix-${p.seq}" placeholder="e.g. ${esc(p.cards.join(" "))}" aria-label="corrected cards for seq ${p.seq}"><button data-act="correct" data-seq="${p.seq}">Correct</button></span><span class="small msg"></span>` : '<span class="muted">view only</span>'}</td></tr>`).join("")
-      || '<tr><td colspan="6" class="muted">No play yet in this hand.</td></tr>';
-  });
-  const sel = $("#v-seat");
-  if (sel && sel.options.length !== v.seats.length) {
-    sel.innerHTML = v.seats.map((x) => `<option value="${x.index}">${esc(x.name)}</option>`).join("");
-  }
-  $("#audit tbody").innerHTML = (v.audit || []).slice().reverse().map((a) => `<tr><td class="mono">${a.seq}</td><td>${clock(a.at)}</td><td>${esc(a.by)}</td><td>${a.type === "correction" ? `corrected seq ${a.ref}${a.cards ? ` to ${cardsHTML(a.cards, "sm")}` : ""}${a.delete ? " (deleted)" : ""}` : a.type === "ruling" ? `${esc(a.decision)} ${esc(a.ref)}` : `${esc(a.rule)} on ${seatName(v, a.seat)}`}</td><td>${esc(a.why || a.note || "")}</td></tr>`).join("")
-    || '<tr><td colspan="5" class="muted">No referee action yet.</td></tr>';
-}
 
 document.addEventListener("submit", async (e) => {
   if (e.target.id !== "enter-violation") return;
@@ -283,7 +421,7 @@ document.addEventListener("submit", async (e) => {
   const f = new FormData(e.target);
   try {
     await post(`/api/tables/${encodeURIComponent(TID)}/violations`, { seat: Number(f.get("seat")), rule: f.get("rule"), note: f.get("note") });
-    $("#v-msg").textContent = "Entered.";
+    $("#v-msg").textContent = t("Entered.");
     e.target.note.value = "";
   } catch (err) {
     $("#v-msg").textContent = err.message;
@@ -294,11 +432,11 @@ document.addEventListener("submit", async (e) => {
 
 function drawHall(tables) {
   const root = $("#hall");
-  if (!tables.length) { root.innerHTML = '<p class="muted">No table has started a match on this node.</p>'; return; }
-  root.innerHTML = tables.map((t) => `<a class="tcard" href="/tables/${encodeURIComponent(t.id)}"><h3><span>Table ${esc(t.id)}</span><span class="status ${t.open_violations ? "open" : ""}">${t.open_violations} open</span></h3>`
-    + `<div class="muted small">${esc(t.game || "")} · ${esc(t.profile || "")} · hand ${t.hand ?? "–"} · ${esc(t.status || "")}</div>`
-    + `<div class="teams">${(t.teams || []).map((x) => `<div>${esc(x.names.join(" · "))}${x.banker_side ? " ★" : ""}<br><span class="muted">level ${esc(x.level)}</span></div>`).join("")}</div>`
-    + `<div class="small">trump ${t.trump ? `${esc(t.trump.level || "")} ${suitHTML(t.trump.suit)}` : "–"} · attackers ${t.attacker_points ?? 0} pts${t.needs_referee ? ` · <b style="color:var(--warn)">${t.needs_referee} to check</b>` : ""}</div></a>`).join("");
+  if (!tables.length) { root.innerHTML = `<p class="muted">${esc(t("No table has started a match on this node."))}</p>`; return; }
+  root.innerHTML = tables.map((tb) => `<a class="tcard" href="/tables/${encodeURIComponent(tb.id)}"><h3><span>${esc(t("Table {id}", { id: tb.id }))}</span><span class="status ${tb.open_violations ? "open" : ""}">${esc(t("{n} open", { n: tb.open_violations }))}</span></h3>`
+    + `<div class="muted small">${esc(gameText(tb.game || ""))} · ${esc(tb.profile || "")} · ${esc(t("hand {n}", { n: tb.hand ?? "–" }))}</div>`
+    + `<div class="teams">${(tb.teams || []).map((x) => `<div>${esc(x.names.join(" · "))}${x.banker_side ? " ★" : ""}<br><span class="muted">${esc(t("level {l}", { l: x.level }))}</span></div>`).join("")}</div>`
+    + `<div class="small">${esc(t("trump"))} ${tb.trump ? `${esc(tb.trump.level || "")} ${suitHTML(tb.trump.suit)}` : "–"} · ${esc(t("attackers {n} points", { n: tb.attacker_points ?? 0 }))}${tb.needs_referee ? ` · <b class="warn-text">${esc(t("{n} to check", { n: tb.needs_referee }))}</b>` : ""}</div></a>`).join("");
 }
 
 /* ---------------------------------------------------------------- health */
@@ -311,23 +449,23 @@ function fmtBytes(n) {
 
 async function drawHealth() {
   try {
-    const h = await (await fetch("/api/health", { credentials: "same-origin" })).json();
+    const h = await getJSON("/api/health");
     setLive(true);
-    const m = (k, v, cls) => `<div class="metric ${cls || ""}"><div class="k">${k}</div><div class="v">${v}</div></div>`;
-    const out = [m("disk free", fmtBytes(h.disk_free_bytes), h.disk_free_bytes < 1e9 ? "bad" : "ok")];
-    for (const t of h.tables) {
-      const n = t.node || {};
+    const m = (k, v, cls) => `<div class="metric ${cls || ""}"><div class="k">${esc(k)}</div><div class="v">${v}</div></div>`;
+    const out = [m(t("disk free"), fmtBytes(h.disk_free_bytes), h.disk_free_bytes < 1e9 ? "bad" : "ok")];
+    for (const tb of h.tables) {
+      const n = tb.node || {};
       const age = n.updated ? Date.now() / 1000 - n.updated : null;
       const serial = n.serial || {};
-      out.push(`<div class="metric" style="grid-column:1/-1"><div class="k">table ${esc(t.id)} · ${esc(t.engine)} · seq ${t.seq}${n.source ? ` · ${esc(n.source)}` : ""}</div></div>`);
-      out.push(m("frames / s", n.fps != null ? Number(n.fps).toFixed(1) : "–"));
-      out.push(m("model ms", n.model_ms != null ? Number(n.model_ms).toFixed(1) : "–"));
-      out.push(m("queue depth", n.queue ?? "–", n.queue > 10 ? "bad" : ""));
-      out.push(m("serial link", serial.state ? esc(serial.state) : "–", serial.state === "up" ? "ok" : serial.state ? "bad" : ""));
-      out.push(m("node report age", age != null ? `${age.toFixed(0)} s` : "no report", age == null || age > 10 ? "bad" : "ok"));
-      out.push(m("record errors", t.errors, t.errors ? "bad" : "ok"));
+      out.push(`<div class="metric wide"><div class="k">${esc(t("Table {id}", { id: tb.id }))} · ${esc(t("seq {n}", { n: tb.seq }))}${n.source ? ` · ${esc(n.source)}` : ""}</div></div>`);
+      out.push(m(t("frames / s"), n.fps != null ? Number(n.fps).toFixed(1) : "–"));
+      out.push(m(t("model ms"), n.model_ms != null ? Number(n.model_ms).toFixed(1) : "–"));
+      out.push(m(t("queue depth"), n.queue ?? "–", n.queue > 10 ? "bad" : ""));
+      out.push(m(t("serial link"), serial.state ? esc(serial.state) : "–", serial.state === "up" ? "ok" : serial.state ? "bad" : ""));
+      out.push(m(t("node report age"), age != null ? esc(t("{n} s", { n: age.toFixed(0) })) : esc(t("no report")), age == null || age > 10 ? "bad" : "ok"));
+      out.push(m(t("record errors"), tb.errors, tb.errors ? "bad" : "ok"));
     }
-    out.push(m("refused requests", Object.values(h.counters).reduce((a, b) => a + b, 0)));
+    out.push(m(t("refused requests"), Object.values(h.counters).reduce((a, b) => a + b, 0)));
     $("#health").innerHTML = out.join("");
   } catch (err) {
     setLive(false);
@@ -364,7 +502,7 @@ function calibration() {
   const img = $("#frame"), svg = $("#overlay");
   let pts = null;
   const [W, H] = layout.table_size;
-  const names = ["top-left", "top-right", "bottom-right", "bottom-left"];
+  const names = [t("top-left"), t("top-right"), t("bottom-right"), t("bottom-left")];
   function draw() {
     const w = img.naturalWidth || 1280, h = img.naturalHeight || 720;
     svg.setAttribute("viewBox", `0 0 ${w} ${h}`);
@@ -373,9 +511,9 @@ function calibration() {
     const poly = (p) => p.map(([x, y]) => map(x, y).map((n) => n.toFixed(1)).join(",")).join(" ");
     const colours = ["#58a6ff", "#e3b341", "#7ee787", "#ff7b72", "#d2a8ff", "#79c0ff"];
     svg.innerHTML = `<polygon points="${poly([[0, 0], [W, 0], [W, H], [0, H]])}" fill="none" stroke="#fff" stroke-width="3" stroke-dasharray="10 6"/>`
-      + layout.areas.map((a, i) => { const c = a.kind === "centre" ? "#ffffff" : colours[(a.seat || 0) % colours.length]; const [cx, cy] = map(...a.polygon.reduce((s, p) => [s[0] + p[0] / a.polygon.length, s[1] + p[1] / a.polygon.length], [0, 0])); return `<polygon points="${poly(a.polygon)}" fill="${c}" fill-opacity="0.18" stroke="${c}" stroke-width="2"/><text x="${cx}" y="${cy}" fill="${c}" font-size="${Math.max(14, w / 60)}" text-anchor="middle" font-family="sans-serif">${esc(a.name)}</text>`; }).join("")
+      + layout.areas.map((a) => { const c = a.kind === "centre" ? "#ffffff" : colours[(a.seat || 0) % colours.length]; const [cx, cy] = map(...a.polygon.reduce((s, p) => [s[0] + p[0] / a.polygon.length, s[1] + p[1] / a.polygon.length], [0, 0])); return `<polygon points="${poly(a.polygon)}" fill="${c}" fill-opacity="0.18" stroke="${c}" stroke-width="2"/><text x="${cx}" y="${cy}" fill="${c}" font-size="${Math.max(14, w / 60)}" text-anchor="middle">${esc(areaName(a))}</text>`; }).join("")
       + pts.map(([x, y], i) => `<circle class="handle" data-i="${i}" cx="${x}" cy="${y}" r="${Math.max(10, w / 90)}" fill="#f85149" stroke="#fff" stroke-width="3"/>`).join("");
-    $("#corners").innerHTML = pts.map((p, i) => `<li>${names[i]}: ${p[0].toFixed(0)}, ${p[1].toFixed(0)}</li>`).join("");
+    $("#corners").innerHTML = pts.map((p, i) => `<li>${esc(names[i])}: ${p[0].toFixed(0)}, ${p[1].toFixed(0)}</li>`).join("");
   }
   let dragging = null;
   svg.addEventListener("pointerdown", (e) => { const c = e.target.closest(".handle"); if (c) { dragging = Number(c.dataset.i); svg.setPointerCapture(e.pointerId); } });
@@ -388,28 +526,44 @@ function calibration() {
   });
   svg.addEventListener("pointerup", () => { dragging = null; });
   $("#save").addEventListener("click", async () => {
-    try { await post(`/api/tables/${encodeURIComponent(TID)}/calibration`, { points: pts }); $("#calib-msg").textContent = `Saved at ${new Date().toLocaleTimeString()}.`; }
+    try { await post(`/api/tables/${encodeURIComponent(TID)}/calibration`, { points: pts }); $("#calib-msg").textContent = t("Saved at {time}.", { time: clock(Date.now() / 1000) }); }
     catch (err) { $("#calib-msg").textContent = err.message; }
   });
   img.addEventListener("load", draw);
-  img.addEventListener("error", () => { $("#calib-msg").textContent = "No live frame from the table node yet."; draw(); });
+  img.addEventListener("error", () => { $("#calib-msg").textContent = t("No live frame from the table node yet."); draw(); });
   if (img.complete) draw();
   setLive(true);
+}
+
+function areaName(a) {
+  if (a.kind === "centre") return t("centre");
+  if (a.seat != null) return t("seat {n}", { n: a.seat });
+  return a.name;
 }
 
 /* ---------------------------------------------------------------- boot */
 
 const DRAW = { table: drawTable, violations: drawQueue, corrections: drawCorrections };
 
+let queue = Promise.resolve();  // views are drawn one after another, in the order they came
+
 function show(v) {
-  lastView = v;
-  navBadge(v);
-  DRAW[PAGE](v);
-  seenSeq = v.seq;
-  document.body.dataset.seq = v.seq;
+  lastView = v;  // at once: the next delta applies to it
+  queue = queue.then(async () => {
+    if (PAGE === "corrections") await loadHistory();
+    navBadge(v);
+    DRAW[PAGE](v);
+    seenSeq = v.seq;
+    document.body.dataset.seq = v.seq;
+  });
 }
 
 if (DRAW[PAGE] && TID) {
+  const needsRules = PAGE === "violations";
+  const ready = Promise.all([
+    needsRules ? getJSON(`/api/tables/${encodeURIComponent(TID)}/rules`).then((r) => { RULES = r; }).catch(() => {}) : null,
+  ]);
+  queue = ready;
   openStream(`/api/tables/${encodeURIComponent(TID)}/stream`, {
     state: show,
     /* a change: the keys it sets, the items it appends (dashboard/README.md) */

@@ -1,25 +1,82 @@
-/* Card faces drawn as HTML (no image files, no fonts to download). Notation: engine.cards. */
+/* Card faces drawn as HTML (no image files, no fonts to download). Notation: engine.cards.
+   Strings come from the page's catalog (dashboard/i18n.py): t(msgid, {name: value}). */
 "use strict";
+const CATALOG = (() => {
+  const el = document.getElementById("catalog");
+  try { return el ? JSON.parse(el.textContent) : {}; } catch (e) { return {}; }
+})();
+const LANG = CATALOG.lang || "zh_CN";
 const SUIT_SYMBOL = { S: "\u2660", H: "\u2665", C: "\u2663", D: "\u2666" };
-const SUIT_NAME = { S: "spades", H: "hearts", C: "clubs", D: "diamonds" };
+
+/* The catalog's translation of msgid, with {name} placeholders filled. */
+function t(msgid, args) {
+  const text = (CATALOG.messages || {})[msgid] || msgid;
+  return args ? text.replace(/\{(\w+)\}/g, (m, k) => (args[k] !== undefined ? String(args[k]) : m)) : text;
+}
+
+/* Like t(), for HTML: the text is escaped, the args are HTML already (escaped by the caller). */
+function tHTML(msgid, args) {
+  const text = esc((CATALOG.messages || {})[msgid] || msgid);
+  return text.replace(/\{(\w+)\}/g, (m, k) => (args[k] !== undefined ? String(args[k]) : m));
+}
+
+function ruleName(rule) {
+  return (CATALOG.rules || {})[rule] || rule;
+}
 
 function esc(text) {
   return String(text ?? "").replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c]));
+}
+
+function suitName(suit) {
+  return { S: t("spades"), H: t("hearts"), C: t("clubs"), D: t("diamonds") }[suit] || "?";
+}
+
+/* A card as a referee says it: 红桃A, 黑桃10, 大王 (English: A of hearts, big joker). */
+function cardName(code) {
+  if (code === "BJ") return t("big joker");
+  if (code === "SJ") return t("small joker");
+  return t("{suit}{rank}", { suit: suitName(code.slice(-1)), rank: code.slice(0, -1) });
 }
 
 function cardHTML(code, size) {
   const cls = size ? ` ${size}` : "";
   if (code === "BJ" || code === "SJ") {
     const red = code === "BJ" ? " red" : "";
-    return `<span class="card joker${red}${cls}" title="${code === "BJ" ? "big joker" : "small joker"}" data-card="${code}"><span class="r">${code === "BJ" ? "BIG" : "SML"}</span><span class="s">\u2605</span></span>`;
+    return `<span class="card joker${red}${cls}" title="${esc(cardName(code))}" data-card="${code}"><span class="r">${esc(code === "BJ" ? t("BIG") : t("SMALL"))}</span><span class="s">\u2605</span></span>`;
   }
   const rank = code.slice(0, -1), suit = code.slice(-1);
   const red = suit === "H" || suit === "D" ? " red" : "";
-  return `<span class="card${red}${cls}" title="${esc(rank)} of ${SUIT_NAME[suit] || "?"}" data-card="${esc(code)}"><span class="r">${esc(rank)}</span><span class="s">${SUIT_SYMBOL[suit] || "?"}</span></span>`;
+  return `<span class="card${red}${cls}" title="${esc(cardName(code))}" data-card="${esc(code)}"><span class="r">${esc(rank)}</span><span class="s">${SUIT_SYMBOL[suit] || "?"}</span></span>`;
 }
 
 function cardsHTML(cards, size) {
   return `<span class="cards">${(cards || []).map((c) => cardHTML(c, size)).join("")}</span>`;
+}
+
+/* A play split into its units (pairs of identical cards, then singles), each labelled: a
+   long throw reads unit by unit instead of one run of cards. */
+function unitsOf(cards) {
+  const count = {};
+  (cards || []).forEach((c) => { count[c] = (count[c] || 0) + 1; });
+  const units = [];
+  const seen = new Set();
+  (cards || []).forEach((c) => {
+    if (seen.has(c)) return;
+    seen.add(c);
+    const n = count[c];
+    if (n >= 2) units.push({ kind: n === 2 ? "pair" : "set", cards: Array(n).fill(c) });
+    else units.push({ kind: "single", cards: [c] });
+  });
+  const pairs = units.filter((u) => u.kind !== "single");
+  return [...pairs, ...units.filter((u) => u.kind === "single")];
+}
+
+function unitsHTML(cards, size) {
+  const units = unitsOf(cards);
+  if ((cards || []).length <= 2 || units.length < 2) return cardsHTML(cards, size);
+  const label = { pair: t("pair"), set: t("set"), single: t("single") };
+  return `<span class="units">${units.map((u) => `<span class="unit" data-unit="${u.kind}">${cardsHTML(u.cards, size)}<span class="ulabel">${esc(label[u.kind])}</span></span>`).join("")}</span>`;
 }
 
 function backsHTML(n, size) {
@@ -27,7 +84,7 @@ function backsHTML(n, size) {
 }
 
 function suitHTML(suit) {
-  if (!suit) return "no trump";
+  if (!suit) return esc(t("no trump"));
   const red = suit === "H" || suit === "D";
-  return `<span style="color:${red ? "#ff6b6b" : "inherit"}">${SUIT_SYMBOL[suit]}</span> ${SUIT_NAME[suit]}`;
+  return `<span style="color:${red ? "#ff6b6b" : "inherit"}">${SUIT_SYMBOL[suit]}</span>${esc(suitName(suit))}`;
 }

@@ -644,7 +644,38 @@ class Referee:
             self.levels = levels
             h.levels_after = list(levels)
             doc["levels_after"] = list(levels)
-        self._out.append({"kind": "hand", "hand": h.hand, "outcome": doc["outcome"]})
+        self._out.append(self._hand_ruling(h))
+
+    @staticmethod
+    def _hand_ruling(h: HandState) -> Ruling:
+        """A scored deal's ruling: its outcome, the attackers' points and the bottom."""
+        doc = h.result or {}
+        return {
+            "kind": "hand",
+            "hand": h.hand,
+            "outcome": doc.get("outcome"),
+            "attacker_points": doc.get("attacker_points"),
+            "bottom": doc.get("bottom"),
+            "levels_after": h.levels_after,
+        }
+
+    def _settled(self) -> dict[tuple[Any, ...], Ruling]:
+        """Every trick and deal result the referee has ruled, keyed by what it is about: what a
+        re-judgement compares to tell the views which results changed."""
+        out: dict[tuple[Any, ...], Ruling] = {}
+        for h in self.hands:
+            for t in h.tricks:
+                if t.winner is not None:
+                    out[("trick", h.hand, t.index + 1)] = {
+                        "kind": "trick",
+                        "hand": h.hand,
+                        "trick": t.index + 1,
+                        "winner": t.winner,
+                        "points": t.points,
+                    }
+            if h.result is not None:
+                out[("hand", h.hand)] = self._hand_ruling(h)
+        return out
 
     # --- corrections ------------------------------------------------------------------------
 
@@ -661,6 +692,7 @@ class Referee:
         """Judge the whole (corrected) record again from scratch, and report the difference:
         violations withdrawn and violations found. Deterministic by construction."""
         before = {v.id: v for v in self.violations()}
+        settled = self._settled()
         fresh = Referee(self.rules)
         fresh._late_trump = dict(self._late_trump)
         for e in apply_corrections(self._log):
@@ -676,5 +708,8 @@ class Referee:
         for vid, v in after.items():
             if vid not in before:
                 out.append({"kind": "violation", **fresh._violation_doc(v)})
+        for key, ruling in fresh._settled().items():  # tricks and deals whose result moved
+            if settled.get(key) != ruling:
+                out.append({**ruling, "by_seq": by_seq})
         self.__dict__.update(fresh.__dict__)
         self._out = out

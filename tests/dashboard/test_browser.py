@@ -121,6 +121,7 @@ def test_correct_a_card_and_see_the_points_change(site: dict[str, Any], page: Pa
     before = page.inner_text("#score-strip")
     page.fill(f'input[data-key="fix-{play["seq"]}"]', "K" + play["cards"][0][-1])
     page.click(f'button[data-act="correct"][data-seq="{play["seq"]}"]')
+    page.click("#preview:not([hidden]) #pv-confirm")  # a correction is previewed, then confirmed
     page.wait_for_function(
         "before => document.querySelector('#score-strip').innerText !== before", arg=before
     )

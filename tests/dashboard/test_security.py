@@ -115,7 +115,9 @@ def test_wrong_password_and_lockout(live: Flask) -> None:
         )
         assert resp.status_code == 401
     resp = client.post(
-        "/login", data={"username": "ref1", "password": PASSWORD, "csrf_token": token}
+        "/login",
+        data={"username": "ref1", "password": PASSWORD, "csrf_token": token},
+        headers={"Accept-Language": "en"},
     )
     assert resp.status_code == 401 and "Too many failed attempts" in resp.get_data(as_text=True)
     assert client.get("/api/tables").status_code == 401
@@ -140,7 +142,8 @@ def test_only_the_head_referee_creates_overlay_links(live: Flask) -> None:
     assert referee.post("/tables/t1/overlay-token", data={"csrf_token": token}).status_code == 403
     head = live.test_client()
     token = login(head, "head1")
-    assert "Create a read-only overlay link" in head.get("/tables/t1").get_data(as_text=True)
+    page = head.get("/tables/t1", headers={"Accept-Language": "en"}).get_data(as_text=True)
+    assert "Create a read-only overlay link" in page
     page = head.post("/tables/t1/overlay-token", data={"csrf_token": token}).get_data(as_text=True)
     url = page.split('id="overlay-url">')[1].split("<")[0].replace("&amp;", "&")
     path = url.split("localhost", 1)[1]

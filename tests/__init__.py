@@ -1,0 +1,1 @@
+"""The test suite is a package, so tests/dashboard never shadows the dashboard package."""
