@@ -8,6 +8,7 @@ free disk under the data folder, the clock, the broker. Exit 1 when any check fa
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import socket
 import subprocess
@@ -37,7 +38,12 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--source", default=None, help="camera uri (default: the config's)")
     p.add_argument("--model", type=Path, default=None, help="recognizer ONNX (default: config)")
     p.add_argument("--serial", default=None, metavar="URL", help="seat controller port")
-    p.add_argument("--data", type=Path, default=Path("/var/lib/tablescan"), help="data folder")
+    p.add_argument(
+        "--data",
+        type=Path,
+        default=Path(os.environ.get("TABLESCAN_DATA", "/var/lib/tablescan")),
+        help="data folder (default $TABLESCAN_DATA or /var/lib/tablescan)",
+    )
     p.add_argument(
         "--broker", default=None, metavar="HOST[:PORT]", help="MQTT broker (default 127.0.0.1)"
     )
