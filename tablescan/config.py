@@ -1,24 +1,295 @@
 """The table's config file (``table.toml``): who sits where, what camera, how it is calibrated.
 
-One file per physical table, written by ``render-match`` for rendered videos or by hand for a
-real table. Every problem is a ``ConfigError`` naming the file and the key, because a table node
-that starts with a half-read config would judge the wrong seats.
+One file per physical table, written by ``tablescan setup`` for a real table or by
+``render-match`` for rendered videos. The file's contract is one typed schema (``TableFile``,
+pydantic v2, unknown keys refused) from which ``docs/table-config.md`` is generated, so the
+reference and the checks cannot drift apart. Every problem is a ``ConfigError`` whose lines read
+``file:line: key: why``: a table node that starts with a half-read config would judge the wrong
+seats, and a misspelt key that passes silently (``idd = …``) is a half-read config.
+
+``load_config`` returns the resolved ``TableConfig`` the node uses (paths made relative to the
+file, defaults filled in); ``TableFile`` is the file as written.
 """
 
 from __future__ import annotations
 
+import difflib
+import json
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 ARUCO_DICTS = ("DICT_4X4_50", "DICT_4X4_100", "DICT_5X5_50", "DICT_6X6_50", "DICT_ARUCO_ORIGINAL")
 AREA_KINDS = ("seat", "centre")
+TABLE_ID = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
 Point = tuple[float, float]
+
+# Defaults of the tuning knobs that lived in code (tablescan/node.py) before they were config.
+SURE_SCORE = 0.85
+RECHECK_FRAMES = 2
+WEAK_READ = 0.2
+CAMERA_SIZE = (2304, 1296)  # Raspberry Pi Camera Module 3: full field of view, 2×2 binned
 
 
 class ConfigError(ValueError):
-    """A table config that cannot be used; the message names the file and the key."""
+    """A table config that cannot be used; each line reads ``file:line: key: why``."""
+
+
+# --- the file's schema ------------------------------------------------------------------------
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+XY = Annotated[
+    tuple[float, float], Field(description="a point `[x, y]`", json_schema_extra={"kind": "[x, y]"})
+]
+
+
+class TableSection(_Section):
+    """Who plays at this table, and by which rules."""
+
+    id: str | None = Field(
+        default=None,
+        pattern=TABLE_ID,
+        description="The table's id in the record, the evidence store and the dashboard. "
+        "Letters, digits, `_`, `-`, `.`; up to 64; no leading dot. Default: the file's name "
+        "without `.toml`.",
+    )
+    game: Literal["tractor", "gouji"] = Field(
+        description="The game: `tractor` (80-points / 升级) or `gouji` (够级)."
+    )
+    profile: str = Field(
+        min_length=1,
+        description="The rule profile id (`tablescan profiles` lists them); it must belong "
+        "to `game`. An 80-points profile may also be a path to a rule-sheet TOML.",
+    )
+    seats: list[Annotated[str, Field(min_length=1)]] = Field(
+        description="Seat names in playing order; seat 0 sits at the bottom edge of the table "
+        "plane (markers 3→2). 4 seats (80-points) or 6 (Gouji).",
+    )
+    teams: list[list[Annotated[int, Field(ge=0, le=5)]]] | None = Field(
+        default=None,
+        description="Seat indexes of each team. Default: alternate seats "
+        "(`[[0, 2], [1, 3]]`, `[[0, 2, 4], [1, 3, 5]]`).",
+    )
+    levels: list[str] | None = Field(
+        default=None,
+        description='Each team\'s level at the start of the hand. Default: `"2"` each.',
+    )
+    banker: int | None = Field(
+        default=None,
+        ge=0,
+        le=5,
+        description="Seat index of the banker (庄家), when known at start.",
+    )
+    decks: int | None = Field(
+        default=None,
+        ge=1,
+        le=8,
+        description="Decks in play. Default: 2 for 80-points, 4 for Gouji.",
+    )
+
+
+class SourceSection(_Section):
+    """Where frames come from."""
+
+    uri: str | int = Field(
+        default="0",
+        description="`0` (first camera), `/dev/video0`, `picamera2` (Raspberry Pi camera), an "
+        "`rtsp://`/`http://` stream, a video file or a folder of images (relative to this file).",
+    )
+    fps: float | None = Field(
+        default=None,
+        gt=0,
+        le=240,
+        description="Frames per second. Default: what the source reports (25 if it reports "
+        "nothing; 10 for an image folder).",
+    )
+    lost_after_s: float = Field(
+        default=1.0,
+        gt=0,
+        le=30,
+        description="A live source that gives no frame for this long is 'camera lost' (it "
+        "keeps retrying).",
+    )
+    retry_max_s: float = Field(
+        default=0.5,
+        gt=0,
+        le=30,
+        description="Longest wait between two reconnect tries of a lost live source (the wait "
+        "doubles from 0.05 s up to this).",
+    )
+
+
+class CameraSection(_Section):
+    """The capture mode asked of a live camera."""
+
+    width: int = Field(
+        default=CAMERA_SIZE[0],
+        ge=160,
+        le=8192,
+        description="Capture width in pixels. The default is the Pi Camera Module 3's "
+        "full-field binned mode (2304×1296); a USB camera picks its nearest mode.",
+    )
+    height: int = Field(
+        default=CAMERA_SIZE[1], ge=120, le=8192, description="Capture height in pixels."
+    )
+
+
+class ModelSection(_Section):
+    """The card recognizer."""
+
+    path: str | None = Field(
+        default=None,
+        description="The recognizer ONNX (relative to this file). `tablescan run --model` "
+        "overrides it.",
+    )
+    min_score: float | None = Field(
+        default=None,
+        ge=0,
+        le=1,
+        description="Reads under this score go to a referee. Default: the score the model was "
+        "calibrated to be sure at (its `sure_score`).",
+    )
+
+
+class ReadingSection(_Section):
+    """How a read becomes an event: the node's tuning knobs."""
+
+    sure_score: float = Field(
+        default=SURE_SCORE,
+        ge=0,
+        le=1,
+        description="A read that changed is written without a referee when two frames agree "
+        "and one reaches this score.",
+    )
+    recheck_frames: int = Field(
+        default=RECHECK_FRAMES,
+        ge=0,
+        le=50,
+        description="Frames read again when a seat's read disagrees with itself, before it "
+        "goes to a referee.",
+    )
+    weak_read: float = Field(
+        default=WEAK_READ,
+        ge=0,
+        le=1,
+        description="An area that settled but read too few cards is read once more down to "
+        "this score; what that adds is doubted (a referee confirms it).",
+    )
+
+
+class MotionSection(_Section):
+    """When the table counts as still enough to read."""
+
+    still_frames: int = Field(
+        default=2, ge=1, le=100, description="Frames an area must stay still before it is read."
+    )
+    threshold: float = Field(
+        default=0.004,
+        gt=0,
+        le=1,
+        description="Share of an area's pixels that must change to count as motion.",
+    )
+
+
+class CalibrationSection(_Section):
+    """How image pixels map to the table plane."""
+
+    method: Literal["aruco", "points"] = Field(
+        description="`aruco`: four printed markers (`tablescan markers`) whose centres sit at "
+        "the table corners. `points`: the four corners clicked by hand, in image pixels."
+    )
+    table_size: tuple[Annotated[float, Field(gt=0)], Annotated[float, Field(gt=0)]] = Field(
+        description="Width and depth of the table plane between the marker centres, in table "
+        "units (millimetres for a real table)."
+    )
+    dictionary: Literal[ARUCO_DICTS] = Field(  # type: ignore[valid-type]
+        "DICT_4X4_50", description="The ArUco dictionary of the markers."
+    )
+    marker_ids: tuple[int, int, int, int] = Field(
+        default=(0, 1, 2, 3),
+        description="Marker ids at the top-left, top-right, bottom-right and bottom-left "
+        "corners (distinct).",
+    )
+    marker_size: float = Field(
+        default=70.0,
+        gt=0,
+        le=1000,
+        description="Printed side of a marker's black square, table units.",
+    )
+    points: list[XY] | None = Field(
+        default=None,
+        description="The four table corners in image pixels (TL, TR, BR, BL). Required for "
+        "`points`; with `aruco`, the fallback when the markers are hidden.",
+    )
+
+
+class AreaSection(_Section):
+    """One polygon of the table plane: a seat's play area or the centre."""
+
+    kind: Literal["seat", "centre"] = Field(description="`seat` or `centre` (the bottom cards).")
+    seat: int | None = Field(
+        default=None, ge=0, le=5, description="The seat index, for a seat area."
+    )
+    name: str | None = Field(default=None, description="Its name. Default: `seat<N>` or `centre`.")
+    polygon: list[XY] = Field(min_length=3, description="Corners on the table plane.")
+
+
+class MaskSection(_Section):
+    """A region never read or stored: a player's held hand at the table edge."""
+
+    polygon: list[XY] = Field(min_length=3, description="Corners on the table plane.")
+
+
+class EvidenceSection(_Section):
+    """Where evidence images go without a `--data` store."""
+
+    dir: str = Field(
+        default="evidence", description="Folder for evidence JPEGs (relative to this file)."
+    )
+
+
+class TableFile(_Section):
+    """The whole ``table.toml``."""
+
+    table: TableSection
+    source: SourceSection = Field(default_factory=SourceSection)
+    camera: CameraSection = Field(default_factory=CameraSection)
+    model: ModelSection = Field(default_factory=ModelSection)
+    reading: ReadingSection = Field(default_factory=ReadingSection)
+    motion: MotionSection = Field(default_factory=MotionSection)
+    calibration: CalibrationSection
+    evidence: EvidenceSection = Field(default_factory=EvidenceSection)
+    areas: list[AreaSection] = Field(
+        description="One `[[areas]]` per seat and one centre area, on the table plane."
+    )
+    masks: list[MaskSection] = Field(
+        default=[], description="`[[masks]]`: held-hand regions, blanked before any read."
+    )
+
+
+SECTIONS: tuple[tuple[str, type[BaseModel], bool], ...] = (
+    ("table", TableSection, False),
+    ("source", SourceSection, False),
+    ("camera", CameraSection, False),
+    ("model", ModelSection, False),
+    ("reading", ReadingSection, False),
+    ("motion", MotionSection, False),
+    ("calibration", CalibrationSection, False),
+    ("evidence", EvidenceSection, False),
+    ("areas", AreaSection, True),
+    ("masks", MaskSection, True),
+)  # (TOML name, schema, is an array of tables): the doc and `setup` walk this
+
+
+# --- the resolved config the node uses --------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -33,12 +304,7 @@ class AreaConfig:
 
 @dataclass(frozen=True)
 class CalibrationConfig:
-    """How image pixels map to the table plane.
-
-    ``method = "aruco"``: four ArUco markers whose centres sit at the table corners
-    (``marker_ids`` in the order top-left, top-right, bottom-right, bottom-left).
-    ``method = "points"``: the four table corners clicked by hand, in image pixels, same order.
-    """
+    """How image pixels map to the table plane (see ``CalibrationSection``)."""
 
     method: str
     table_size: tuple[float, float]
@@ -69,6 +335,12 @@ class TableConfig:
     still_frames: int = 2
     motion_threshold: float = 0.004
     evidence_dir: Path = field(default_factory=lambda: Path("evidence"))
+    sure_score: float = SURE_SCORE
+    recheck_frames: int = RECHECK_FRAMES
+    weak_read: float = WEAK_READ
+    camera_size: tuple[int, int] = CAMERA_SIZE
+    lost_after_s: float = 1.0
+    retry_max_s: float = 0.5
 
     def match_start(self) -> dict[str, Any]:
         """The ``match_start`` record event this table opens with."""
@@ -82,133 +354,122 @@ class TableConfig:
         }
 
 
-class _Reader:
-    """Typed access to a TOML table that names ``file: key`` in every error."""
-
-    def __init__(self, path: Path, data: dict[str, Any], prefix: str = "") -> None:
-        self.path, self.data, self.prefix = path, data, prefix
-
-    def err(self, key: str, why: str) -> ConfigError:
-        return ConfigError(f"{self.path}: {self.prefix}{key}: {why}")
-
-    def sub(self, key: str, required: bool = True) -> _Reader:
-        value = self.data.get(key)
-        if value is None:
-            if required:
-                raise self.err(key, "missing table")
-            value = {}
-        if not isinstance(value, dict):
-            raise self.err(key, "expected a table")
-        return _Reader(self.path, value, f"{self.prefix}{key}.")
-
-    def get(self, key: str, kind: type | tuple[type, ...], default: Any = ...) -> Any:
-        if key not in self.data:
-            if default is ...:
-                raise self.err(key, "missing")
-            return default
-        value = self.data[key]
-        if kind is float and isinstance(value, int) and not isinstance(value, bool):
-            value = float(value)
-        if isinstance(value, bool) and kind is not bool:
-            raise self.err(key, f"expected {_kind_name(kind)}, got {value!r}")
-        if not isinstance(value, kind):
-            raise self.err(key, f"expected {_kind_name(kind)}, got {value!r}")
-        return value
-
-    def points(self, key: str, value: Any, min_len: int = 3) -> tuple[Point, ...]:
-        if not isinstance(value, list) or len(value) < min_len:
-            raise self.err(key, f"expected a list of at least {min_len} [x, y] points")
-        out: list[Point] = []
-        for i, p in enumerate(value):
-            ok = isinstance(p, list) and len(p) == 2
-            if not ok or not all(isinstance(v, int | float) and not isinstance(v, bool) for v in p):
-                raise self.err(f"{key}[{i}]", f"expected [x, y] numbers, got {p!r}")
-            out.append((float(p[0]), float(p[1])))
-        return tuple(out)
-
-
-def _kind_name(kind: type | tuple[type, ...]) -> str:
-    kinds = kind if isinstance(kind, tuple) else (kind,)
-    return " or ".join(k.__name__ for k in kinds)
+# --- reading ----------------------------------------------------------------------------------
 
 
 def load_config(path: str | Path) -> TableConfig:
     """Read and validate ``table.toml``; relative paths in it are relative to the file."""
     path = Path(path)
     try:
-        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = path.read_bytes()
     except FileNotFoundError:
         raise ConfigError(f"{path}: file not found") from None
+    except IsADirectoryError:
+        raise ConfigError(f"{path}: is a folder, not a table.toml") from None
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot be read: {e.strerror or e}") from None
+    if b"\x00" in data:
+        raise ConfigError(f"{path}: a binary file, not a table.toml (TOML text)")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data[: e.start].count(b"\n") + 1
+        raise ConfigError(f"{path}:{line}: not UTF-8 text (byte {e.start})") from None
+    try:
+        raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
-        raise ConfigError(f"{path}: not valid TOML: {e}") from None
-    return parse_config(raw, path)
+        m = re.search(r"\(at line (\d+)", str(e))
+        where = f"{path}:{m.group(1)}" if m else str(path)
+        why = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(e))
+        raise ConfigError(f"{where}: not valid TOML: {why}") from None
+    return parse_config(raw, path, text)
 
 
-def parse_config(raw: dict[str, Any], path: Path) -> TableConfig:
-    root = _Reader(path, raw)
-    table = root.sub("table")
-    game = table.get("game", str)
-    if game not in ("tractor", "gouji"):
-        raise table.err("game", f"expected 'tractor' or 'gouji', got {game!r}")
-    seats = table.get("seats", list)
-    if len(seats) not in (4, 6) or not all(isinstance(s, str) and s for s in seats):
-        raise table.err("seats", "expected 4 or 6 seat names (strings, in playing order)")
-    n = len(seats)
-    teams_raw = table.get("teams", list, [[i for i in range(n) if i % 2 == k] for k in range(2)])
-    teams: list[tuple[int, ...]] = []
-    for i, team in enumerate(teams_raw):
-        if not isinstance(team, list) or not all(
-            isinstance(s, int) and not isinstance(s, bool) and 0 <= s < n for s in team
-        ):
-            raise table.err(f"teams[{i}]", f"expected a list of seat indexes 0..{n - 1}")
-        teams.append(tuple(team))
-    levels = table.get("levels", list, ["2"] * len(teams))
-    if len(levels) != len(teams) or not all(isinstance(v, str) for v in levels):
-        raise table.err("levels", "expected one level string per team")
-    banker = table.get("banker", int, None)
-    if banker is not None and not 0 <= banker < n:
-        raise table.err("banker", f"seat index out of range 0..{n - 1}")
-    decks = table.get("decks", int, 2 if game == "tractor" else 4)
-    if decks < 1:
-        raise table.err("decks", "must be at least 1")
+def parse_config(raw: dict[str, Any], path: Path, text: str | None = None) -> TableConfig:
+    """Validate the parsed TOML ``raw`` of ``path`` (``text``, when given, locates the lines)."""
+    lines = KeyLines(text or "")
+    try:
+        # JSON mode, strict: TOML's own types count (no "3" for 3, no true for 1), and arrays
+        # stand for tuples
+        f = TableFile.model_validate_json(json.dumps(raw, default=str), strict=True)
+    except ValidationError as e:
+        raise ConfigError(_report(path, lines, _explain(e, raw))) from None
+    problems = _check(f, path)
+    if problems:
+        raise ConfigError(_report(path, lines, problems))
+    return _resolve(f, path)
 
-    source = root.sub("source", required=False)
-    model = root.sub("model", required=False)
-    model_path = model.get("path", str, None)
-    min_score = model.get("min_score", float, None)
-    if min_score is not None and not 0.0 <= min_score <= 1.0:
-        raise model.err("min_score", "must be between 0 and 1")
 
-    motion = root.sub("motion", required=False)
-    still_frames = motion.get("still_frames", int, 2)
-    if still_frames < 1:
-        raise motion.err("still_frames", "must be at least 1")
-    evidence = root.sub("evidence", required=False)
+def _stem(path: Path) -> str:
+    return path.stem
 
-    return TableConfig(
-        path=path,
-        table_id=table.get("id", str, path.stem),
-        game=game,
-        profile=table.get("profile", str),
-        seats=tuple(seats),
-        teams=tuple(teams),
-        levels=tuple(levels),
-        banker=banker,
-        decks=decks,
-        source=str(source.get("uri", (str, int), "0")),
-        fps=source.get("fps", float, None),
-        model=_rel(path, model_path) if model_path else None,
-        min_score=min_score,
-        calibration=_calibration(root.sub("calibration")),
-        areas=_areas(root, n),
-        masks=tuple(
-            root.points(f"masks[{i}].polygon", m.get("polygon") if isinstance(m, dict) else None)
-            for i, m in enumerate(root.get("masks", list, []))
-        ),
-        still_frames=still_frames,
-        motion_threshold=motion.get("threshold", float, 0.004),
-        evidence_dir=_rel(path, evidence.get("dir", str, "evidence")),
-    )
+
+def _default_teams(n: int) -> list[list[int]]:
+    return [[i for i in range(n) if i % 2 == k] for k in range(2)]
+
+
+def _check(f: TableFile, path: Path) -> list[tuple[tuple[Any, ...], str]]:
+    """What the schema alone cannot say: counts against the seats, the profile, the ids."""
+    out: list[tuple[tuple[Any, ...], str]] = []
+    t = f.table
+    n = len(t.seats)
+    if n not in (4, 6):
+        out.append((("table", "seats"), f"expected 4 or 6 seat names (in playing order), got {n}"))
+        return out
+    if t.id is None and not re.fullmatch(TABLE_ID, _stem(path)):
+        out.append(
+            (("table", "id"), f"the file name {_stem(path)!r} is not a usable id; set table.id")
+        )
+    teams = t.teams if t.teams is not None else _default_teams(n)
+    for i, team in enumerate(teams):
+        if not team or any(s >= n for s in team):
+            out.append((("table", "teams", i), f"expected seat indexes 0..{n - 1}"))
+    seen = [s for team in teams for s in team]
+    if len(seen) != len(set(seen)):
+        out.append((("table", "teams"), "a seat is in two teams"))
+    if t.levels is not None and len(t.levels) != len(teams):
+        out.append((("table", "levels"), f"expected one level per team ({len(teams)})"))
+    if t.banker is not None and t.banker >= n:
+        out.append((("table", "banker"), f"seat index out of range 0..{n - 1}"))
+    out += _check_profile(t)
+    cal = f.calibration
+    if len(set(cal.marker_ids)) != 4:
+        out.append(
+            (("calibration", "marker_ids"), "expected 4 distinct marker ids (TL, TR, BR, BL)")
+        )
+    if cal.method == "points" and cal.points is None:
+        out.append((("calibration", "points"), "missing (needed by method = 'points')"))
+    if cal.points is not None and len(cal.points) != 4:
+        out.append((("calibration", "points"), "expected exactly 4 image points (TL, TR, BR, BL)"))
+    for i, a in enumerate(f.areas):
+        if a.kind == "seat" and (a.seat is None or a.seat >= n):
+            out.append((("areas", i, "seat"), f"a seat area needs a seat index 0..{n - 1}"))
+        if a.kind == "centre" and a.seat is not None:
+            out.append((("areas", i, "seat"), "the centre area belongs to no seat"))
+    covered = sorted(a.seat for a in f.areas if a.kind == "seat" and a.seat is not None)
+    if covered != list(range(n)) and not any(loc[0] == "areas" for loc, _ in out):
+        out.append((("areas",), f"expected exactly one seat area per seat 0..{n - 1}"))
+    if sum(a.kind == "centre" for a in f.areas) != 1:
+        out.append((("areas",), "expected exactly one centre area"))
+    return out
+
+
+def _check_profile(t: TableSection) -> list[tuple[tuple[Any, ...], str]]:
+    from engine.games import game_of_profile
+    from engine.record import RecordError
+
+    try:
+        game = game_of_profile(t.profile)
+    except RecordError as e:
+        return [(("table", "profile"), e.problem)]
+    if game.name != t.game:
+        return [
+            (
+                ("table", "profile"),
+                f"{t.profile!r} is a {game.name} profile, but table.game is {t.game!r}",
+            )
+        ]
+    return []
 
 
 def _rel(config_path: Path, value: str) -> Path:
@@ -216,62 +477,218 @@ def _rel(config_path: Path, value: str) -> Path:
     return p if p.is_absolute() else config_path.parent / p
 
 
-def _calibration(cal: _Reader) -> CalibrationConfig:
-    method = cal.get("method", str)
-    size = cal.points("table_size", [cal.get("table_size", list)], min_len=1)[0]
-    if size[0] <= 0 or size[1] <= 0:
-        raise cal.err("table_size", "must be positive")
-    if method == "aruco":
-        dictionary = cal.get("dictionary", str, "DICT_4X4_50")
-        if dictionary not in ARUCO_DICTS:
-            raise cal.err("dictionary", f"expected one of {', '.join(ARUCO_DICTS)}")
-        ids = cal.get("marker_ids", list, [0, 1, 2, 3])
-        if len(ids) != 4 or not all(isinstance(i, int) for i in ids) or len(set(ids)) != 4:
-            raise cal.err("marker_ids", "expected 4 distinct marker ids (TL, TR, BR, BL)")
-        points = cal.points("points", cal.data["points"], 4) if "points" in cal.data else ()
-        return CalibrationConfig(
-            method=method,
-            table_size=size,
-            dictionary=dictionary,
-            marker_ids=(ids[0], ids[1], ids[2], ids[3]),
-            marker_size=cal.get("marker_size", float, 70.0),
-            points=points,
-        )
-    if method == "points":
-        points = cal.points("points", cal.get("points", list), 4)
-        if len(points) != 4:
-            raise cal.err("points", "expected exactly 4 image points (TL, TR, BR, BL)")
-        return CalibrationConfig(method=method, table_size=size, points=points)
-    raise cal.err("method", f"expected 'aruco' or 'points', got {method!r}")
-
-
-def _areas(root: _Reader, n_seats: int) -> tuple[AreaConfig, ...]:
-    raw = root.get("areas", list)
-    areas: list[AreaConfig] = []
-    for i, a in enumerate(raw):
-        if not isinstance(a, dict):
-            raise root.err(f"areas[{i}]", "expected a table")
-        r = _Reader(root.path, a, f"areas[{i}].")
-        kind = r.get("kind", str)
-        if kind not in AREA_KINDS:
-            raise r.err("kind", f"expected one of {', '.join(AREA_KINDS)}")
-        seat = r.get("seat", int, None)
-        if kind == "seat" and (seat is None or not 0 <= seat < n_seats):
-            raise r.err("seat", f"a seat area needs a seat index 0..{n_seats - 1}")
-        areas.append(
+def _resolve(f: TableFile, path: Path) -> TableConfig:
+    t, cal = f.table, f.calibration
+    n = len(t.seats)
+    teams = t.teams if t.teams is not None else _default_teams(n)
+    return TableConfig(
+        path=path,
+        table_id=t.id or _stem(path),
+        game=t.game,
+        profile=t.profile,
+        seats=tuple(t.seats),
+        teams=tuple(tuple(team) for team in teams),
+        levels=tuple(t.levels if t.levels is not None else ["2"] * len(teams)),
+        banker=t.banker,
+        decks=t.decks or (2 if t.game == "tractor" else 4),
+        source=str(f.source.uri),
+        fps=f.source.fps,
+        model=_rel(path, f.model.path) if f.model.path else None,
+        min_score=f.model.min_score,
+        calibration=CalibrationConfig(
+            method=cal.method,
+            table_size=cal.table_size,
+            dictionary=cal.dictionary,
+            marker_ids=cal.marker_ids,
+            marker_size=cal.marker_size,
+            points=tuple(cal.points or ()),
+        ),
+        areas=tuple(
             AreaConfig(
-                name=r.get("name", str, f"{kind}{'' if seat is None else seat}"),
-                kind=kind,
-                polygon=r.points("polygon", r.get("polygon", list)),
-                seat=seat,
+                a.name or f"{a.kind}{'' if a.seat is None else a.seat}",
+                a.kind,
+                tuple(a.polygon),
+                a.seat,
             )
-        )
-    seats_covered = sorted(a.seat for a in areas if a.kind == "seat" and a.seat is not None)
-    if seats_covered != list(range(n_seats)):
-        raise root.err("areas", f"expected exactly one seat area per seat 0..{n_seats - 1}")
-    if sum(a.kind == "centre" for a in areas) != 1:
-        raise root.err("areas", "expected exactly one centre area")
-    return tuple(areas)
+            for a in f.areas
+        ),
+        masks=tuple(tuple(m.polygon) for m in f.masks),
+        still_frames=f.motion.still_frames,
+        motion_threshold=f.motion.threshold,
+        evidence_dir=_rel(path, f.evidence.dir),
+        sure_score=f.reading.sure_score,
+        recheck_frames=f.reading.recheck_frames,
+        weak_read=f.reading.weak_read,
+        camera_size=(f.camera.width, f.camera.height),
+        lost_after_s=f.source.lost_after_s,
+        retry_max_s=f.source.retry_max_s,
+    )
+
+
+# --- errors: which key, which line, why -------------------------------------------------------
+
+
+def dotted(loc: tuple[Any, ...]) -> str:
+    """``("areas", 1, "polygon")`` → ``areas[1].polygon``."""
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def _fields_at(loc: tuple[Any, ...]) -> list[str]:
+    """The keys the schema allows in the table at ``loc`` (for a did-you-mean)."""
+    model: Any = TableFile
+    for part in loc:
+        if isinstance(part, int):
+            continue
+        info = model.model_fields.get(part)
+        if info is None:
+            return []
+        ann = info.annotation
+        inner = getattr(ann, "__args__", (ann,))
+        model = next((a for a in inner if isinstance(a, type) and issubclass(a, BaseModel)), None)
+        if model is None:
+            return []
+    return list(model.model_fields)
+
+
+def _explain(e: ValidationError, raw: dict[str, Any]) -> list[tuple[tuple[Any, ...], str]]:
+    out: list[tuple[tuple[Any, ...], str]] = []
+    for err in e.errors(include_url=False):
+        loc = tuple(p for p in err["loc"] if not (isinstance(p, str) and "[" in p))
+        kind, ctx, value = err["type"], err.get("ctx", {}), err.get("input")
+        if kind == "extra_forbidden":
+            known = _fields_at(loc[:-1])
+            close = difflib.get_close_matches(str(loc[-1]), known, n=1, cutoff=0.6)
+            hint = f"; did you mean {close[0]!r}?" if close else f" (known: {', '.join(known)})"
+            why = f"unknown key{hint}"
+        elif kind == "missing":
+            is_table = bool(_fields_at(loc)) and loc[-1] != "areas"
+            why = "missing table" if is_table else "missing"
+        elif kind == "literal_error":
+            why = f"expected {ctx.get('expected', '')}, got {value!r}"
+        elif kind in ("greater_than", "greater_than_equal", "less_than", "less_than_equal"):
+            words = {
+                "greater_than": ("greater than", "gt"),
+                "greater_than_equal": ("at least", "ge"),
+                "less_than": ("less than", "lt"),
+                "less_than_equal": ("at most", "le"),
+            }[kind]
+            bound = _num(ctx.get(words[1]))
+            why = f"must be {words[0]} {bound}, got {value!r}"
+            if {"ge", "le"} <= _bounds(loc).keys():
+                lo, hi = _num(_bounds(loc)["ge"]), _num(_bounds(loc)["le"])
+                why = f"must be between {lo} and {hi}, got {value!r}"
+        elif kind == "string_pattern_mismatch" and loc == ("table", "id"):
+            why = (
+                f"{value!r} is not a table id (letters, digits, _ - . ; up to 64; "
+                "no leading dot, no slash)"
+            )
+        elif kind in ("too_short", "too_long"):
+            why = f"{err['msg'].lower()}"
+        elif kind == "model_type" or kind == "dict_type":
+            why = f"expected a table, got {value!r}"
+        else:
+            why = f"{err['msg'][:1].lower()}{err['msg'][1:]}, got {value!r}"
+        out.append((loc, why))
+    return out
+
+
+def _num(v: Any) -> Any:
+    return int(v) if isinstance(v, float) and v.is_integer() else v
+
+
+def _bounds(loc: tuple[Any, ...]) -> dict[str, Any]:
+    """The ``ge``/``le`` bounds of the field at ``loc`` (to say 'between a and b')."""
+    names = [p for p in loc if isinstance(p, str)]
+    if len(names) != 2:
+        return {}
+    model = {s: m for s, m, _ in SECTIONS}.get(names[0])
+    info = model.model_fields.get(names[1]) if model else None
+    out: dict[str, Any] = {}
+    for m in info.metadata if info else ():
+        for k in ("ge", "le"):
+            if getattr(m, k, None) is not None:
+                out[k] = getattr(m, k)
+    return out
+
+
+class KeyLines:
+    """Line numbers of keys in TOML text: ``table.id``, ``areas[1].polygon`` → line.
+
+    Covers what table files hold: ``[table]``, ``[[array]]`` headers, ``key = …`` (also dotted
+    and quoted keys). Keys inside inline tables resolve to their enclosing key's line.
+    """
+
+    _header = re.compile(r"^\s*(\[\[?)\s*([^\]]+?)\s*\]\]?")
+    _key = re.compile(
+        r"""^\s*((?:[A-Za-z0-9_-]+|"[^"]*"|'[^']*')(?:\s*\.\s*(?:[A-Za-z0-9_-]+|"[^"]*"|'[^']*'))*)\s*="""
+    )
+
+    def __init__(self, text: str) -> None:
+        self.lines: dict[str, int] = {}
+        counts: dict[str, int] = {}
+        prefix = ""
+        depth = 0  # open brackets of a multi-line value
+        for no, line in enumerate(text.splitlines(), 1):
+            if depth > 0:
+                depth += _bracket_balance(line)
+                continue
+            h = self._header.match(line)
+            if h:
+                name = ".".join(_unquote(p) for p in h.group(2).split("."))
+                if h.group(1) == "[[":
+                    i = counts.get(name, 0)
+                    counts[name] = i + 1
+                    prefix = f"{name}[{i}]"
+                else:
+                    prefix = name
+                self.lines.setdefault(prefix, no)
+                self.lines.setdefault(prefix.split("[")[0], no)
+                continue
+            k = self._key.match(line)
+            if k:
+                key = ".".join(_unquote(p) for p in k.group(1).split("."))
+                self.lines.setdefault(f"{prefix}.{key}" if prefix else key, no)
+                depth = _bracket_balance(line[k.end() :])
+
+    def line_of(self, key: str) -> int | None:
+        """The line of ``key``, else of the nearest enclosing key or table that is written."""
+        while key:
+            if key in self.lines:
+                return self.lines[key]
+            cut = max(key.rfind("."), key.rfind("["))
+            key = key[:cut] if cut > 0 else ""
+        return None
+
+
+def _unquote(part: str) -> str:
+    part = part.strip()
+    return part[1:-1] if len(part) >= 2 and part[0] == part[-1] and part[0] in "\"'" else part
+
+
+def _bracket_balance(s: str) -> int:
+    s = re.sub(r'"(?:[^"\\]|\\.)*"|\'[^\']*\'', "", s.split("#")[0])
+    return s.count("[") + s.count("{") - s.count("]") - s.count("}")
+
+
+def _report(path: Path, lines: KeyLines, problems: list[tuple[tuple[Any, ...], str]]) -> str:
+    """One ``file:line: key: why`` line per problem, in file order."""
+    rows = [
+        (lines.line_of(dotted(loc)) or 1 << 30, i, loc, why)
+        for i, (loc, why) in enumerate(problems)
+    ]
+    return "\n".join(f"{_where(path, lines, loc)}: {why}" for _, _, loc, why in sorted(rows))
+
+
+def _where(path: Path, lines: KeyLines, loc: tuple[Any, ...]) -> str:
+    key = dotted(loc)
+    line = lines.line_of(key)
+    return f"{path}:{line}: {key}" if line else f"{path}: {key}"
+
+
+# --- writing ----------------------------------------------------------------------------------
 
 
 def dump_config(cfg: dict[str, Any]) -> str:
@@ -294,6 +711,11 @@ def dump_config(cfg: dict[str, Any]) -> str:
 
 def _is_value(v: Any) -> bool:
     return not (isinstance(v, list) and v and all(isinstance(x, dict) for x in v))
+
+
+def toml_value(v: Any) -> str:
+    """One TOML value (scalars and lists) as text."""
+    return _toml_value(v)
 
 
 def _toml_value(v: Any) -> str:

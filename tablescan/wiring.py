@@ -124,14 +124,20 @@ def load_detector(cfg: TableConfig, model: Path | None = None) -> Detector:
 def make_reader(cfg: TableConfig, detector: Detector, **tuning: Any) -> TableReader:
     """The table's pixel steps: its layout, calibration and motion settings from the config,
     its sure line from the config or the model; ``tuning``: ``TableReader``'s keywords."""
+    settings: dict[str, Any] = {
+        "still_frames": cfg.still_frames,
+        "motion_threshold": cfg.motion_threshold,
+        "sure_score": cfg.sure_score,
+        "recheck_frames": cfg.recheck_frames,
+        "weak_read": cfg.weak_read,
+        **tuning,
+    }
     return TableReader(
         layout_from_config(cfg),
         detector,
         partial(calibrate, cfg),
         min_score_of(cfg, detector),
-        still_frames=cfg.still_frames,
-        motion_threshold=cfg.motion_threshold,
-        **tuning,
+        **settings,
     )
 
 
@@ -366,7 +372,14 @@ class TableApp:
             self.frames = open_source(str(self.video), self.cfg.fps)
         else:
             uri = self.source or self.cfg.source
-            self.frames = open_source(uri, self.cfg.fps, base=self.cfg.path.parent)
+            self.frames = open_source(
+                uri,
+                self.cfg.fps,
+                base=self.cfg.path.parent,
+                size=self.cfg.camera_size,
+                lost_after_s=self.cfg.lost_after_s,
+                retry_max_s=self.cfg.retry_max_s,
+            )
 
     def init_detector(self) -> None:
         if self.detector == "labels":

@@ -80,8 +80,12 @@ def default_layout(n_seats: int, table_size: float = 1000.0, card_h: float = 170
     areas: list[Area] = []
     masks: list[Polygon] = []
     depth = card_h * 1.35
-    width = table_size * (0.44 if n_seats == 4 else 0.3)
-    radius = half * 0.64
+    # six seats: narrower areas further out, so that neighbours' areas do not overlap (a card
+    # in an overlap would be given to whichever seat is listed first) and no hand mask covers
+    # a play area
+    width = table_size * (0.44 if n_seats == 4 else 0.26)
+    radius = half * (0.64 if n_seats == 4 else 0.68)
+    mr = half * (1.06 if n_seats == 4 else 1.1)
     for seat in range(n_seats):
         a = seat_angle(seat, n_seats)
         cx, cy = half + radius * math.cos(a), half + radius * math.sin(a)
@@ -89,7 +93,6 @@ def default_layout(n_seats: int, table_size: float = 1000.0, card_h: float = 170
         areas.append(
             Area(f"seat{seat}", "seat", _rect(cx, cy, width, depth, a + math.pi / 2), seat)
         )
-        mr = half * 1.06
         masks.append(
             _rect(
                 half + mr * math.cos(a),

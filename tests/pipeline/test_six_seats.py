@@ -82,3 +82,16 @@ def test_six_seat_table_reads_a_play_in_seat_four(tmp_path: Path) -> None:
     plays = [e for e in node.events if e["type"] == "play"]
     assert [(p["seat"], p["cards"]) for p in plays] == [(4, ["3H", "3H"])]
     assert not any(e["type"] == "needs_referee" for e in node.events)
+
+
+def _overlap(a: tuple[tuple[float, float], ...], b: tuple[tuple[float, float], ...]) -> float:
+    area, _ = cv2.intersectConvexConvex(np.array(a, np.float32), np.array(b, np.float32))
+    return float(area)
+
+
+def test_six_seat_areas_do_not_overlap_and_no_mask_covers_one() -> None:
+    layout = default_layout(6)
+    areas = [a.polygon for a in layout.areas]
+    assert all(_overlap(a, b) == 0.0 for i, a in enumerate(areas) for b in areas[i + 1 :])
+    assert all(_overlap(a, m) == 0.0 for a in areas for m in layout.masks)
+    assert all(0 <= x <= 1000 and 0 <= y <= 1000 for a in areas for x, y in a)
