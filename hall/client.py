@@ -40,7 +40,7 @@ def make_client(
         client.tls_set_context(ctx)
     if will is not None:
         client.will_set(will[0], will[1], qos=1, retain=True)
-    client.reconnect_delay_set(min_delay=1, max_delay=4)
+    client.reconnect_delay_set(min_delay=1, max_delay=2)  # a hall's broker is near
     client.max_inflight_messages_set(100)
     props = Properties(PacketTypes.CONNECT)  # type: ignore[no-untyped-call]
     props.SessionExpiryInterval = SESSION_EXPIRY_S

@@ -111,7 +111,8 @@ class Desk:
         self.tables: dict[str, TableLink] = {}
         for tid, head in self.ledger.heads().items():
             self.tables[tid] = TableLink(tid, stored=head)
-        self.latencies_ms: list[float] = []
+        # (node append time, ms from the node's append to this store): for the bench
+        self.latencies: list[tuple[float, float]] = []
         self.stats = {"received": 0, "stored": 0, "duplicates": 0, "refused": 0, "resends": 0}
         self.pending: dict[str, Pending] = {}
         self._lock = threading.RLock()
@@ -162,13 +163,17 @@ class Desk:
 
     # -- paho callbacks -----------------------------------------------------------------------
 
-    def _on_connect(self, client: mqtt.Client, _u: Any, _f: Any, rc: Any, _p: Any) -> None:
+    def _on_connect(self, client: mqtt.Client, _u: Any, flags: Any, rc: Any, _p: Any) -> None:
         if rc.is_failure:
             log.warning("desk: broker refused the connection: %s", rc)
             return
         hall = self.cfg.hall
         client.subscribe([(topic(hall, "+", w), 1) for w in ("events", "state", "status")])
         self.connected.set()
+        if not flags.session_present:  # the broker lost what it queued for us: ask every table
+            with self._lock:
+                for link in self.tables.values():
+                    self._ask_resend(link, link.stored + 1, time.time())
 
     def _on_message(self, _c: Any, _u: Any, msg: mqtt.MQTTMessage) -> None:
         where = split(msg.topic)
@@ -259,7 +264,8 @@ class Desk:
         )
         link.stored = pos
         self.stats["stored"] += 1
-        self.latencies_ms.append((time.time() - float(node["at"])) * 1000.0)
+        at = float(node["at"])
+        self.latencies.append((at, (time.time() - at) * 1000.0))
         meta = data.get("meta") if kind == "event" else None
         if isinstance(meta, dict) and meta.get("decision") in self.pending:
             done = self.pending[meta["decision"]]
