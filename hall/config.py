@@ -73,7 +73,10 @@ class HallConfig:
             raise HallConfigError(f"hall {self.hall!r}: use 1-64 letters, digits, '-', '_', '.'")
         for name in ("ca_file", "cert_file", "key_file", "password_file"):
             path = getattr(self, name)
-            if path is not None and not Path(path).is_file():
+            if path is not None:  # a config file gives strings
+                path = Path(path)
+                object.__setattr__(self, name, path)
+            if path is not None and not path.is_file():
                 raise HallConfigError(f"hall {name} {str(path)!r}: no such file")
         if (self.cert_file is None) != (self.key_file is None):
             raise HallConfigError("hall cert_file and key_file: give both or neither")

@@ -295,7 +295,7 @@ document.addEventListener("submit", async (e) => {
 function drawHall(tables) {
   const root = $("#hall");
   if (!tables.length) { root.innerHTML = '<p class="muted">No table has started a match on this node.</p>'; return; }
-  root.innerHTML = tables.map((t) => `<a class="tcard" href="/tables/${encodeURIComponent(t.id)}"><h3><span>Table ${esc(t.id)}</span><span class="status ${t.open_violations ? "open" : ""}">${t.open_violations} open</span></h3>`
+  root.innerHTML = tables.map((t) => `<a class="tcard" href="/tables/${encodeURIComponent(t.id)}"><h3><span>Table ${esc(t.id)}${t.link && t.link !== "online" ? ` <span class="status open">${esc(t.link)}</span>` : ""}</span><span class="status ${t.open_violations ? "open" : ""}">${t.open_violations} open</span></h3>`
     + `<div class="muted small">${esc(t.game || "")} · ${esc(t.profile || "")} · hand ${t.hand ?? "–"} · ${esc(t.status || "")}</div>`
     + `<div class="teams">${(t.teams || []).map((x) => `<div>${esc(x.names.join(" · "))}${x.banker_side ? " ★" : ""}<br><span class="muted">level ${esc(x.level)}</span></div>`).join("")}</div>`
     + `<div class="small">trump ${t.trump ? `${esc(t.trump.level || "")} ${suitHTML(t.trump.suit)}` : "–"} · attackers ${t.attacker_points ?? 0} pts${t.needs_referee ? ` · <b style="color:var(--warn)">${t.needs_referee} to check</b>` : ""}</div></a>`).join("");
