@@ -78,7 +78,18 @@ def main() -> int:
     p.add_argument("--procs", type=int, default=4, help="node processes the tables share")
     p.add_argument("--pace", type=float, default=0.25, help="seconds between a table's events")
     p.add_argument("--rulings-every", type=int, default=10)
-    p.add_argument("--durable", action=argparse.BooleanOptionalAction, default=True)
+    p.add_argument(
+        "--durable",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="nodes' stores fsync each append (the source of truth; default on)",
+    )
+    p.add_argument(
+        "--desk-durable",
+        action=argparse.BooleanOptionalAction,
+        default=False,
+        help="the desk's store fsyncs each append too (default off, as tablescan desk)",
+    )
     p.add_argument("--kill-broker", action="store_true")
     p.add_argument("--kill-node", action="store_true")
     p.add_argument("--timeout", type=float, default=600.0)
@@ -92,7 +103,7 @@ def main() -> int:
         work = Path(tmp)
         users = {"desk": DESK_PASSWORD, **dict.fromkeys(tables, PASSWORD)}
         broker = LocalBroker(work / "broker", users).start()
-        desk_store = EvidenceStore(work / "desk", durable=args.durable)
+        desk_store = EvidenceStore(work / "desk", durable=args.desk_durable)
         desk = Desk(desk_store, HallConfig(broker=broker.url, password=DESK_PASSWORD)).start()
         desk.connected.wait(10)
         nodes_root = work / "nodes"
@@ -175,6 +186,7 @@ def tally(
         "events_per_table": args.events,
         "pace_s": args.pace,
         "durable": args.durable,
+        "desk_durable": args.desk_durable,
         "node_processes": args.procs,
         "kill_broker_at_s": killed.get("broker"),
         "kill_node_at_s": killed.get("node"),

@@ -42,7 +42,7 @@ from hall.topics import split, topic
 log = logging.getLogger(__name__)
 
 MAX_BUFFER = 20_000  # out-of-order messages kept per table while a gap is filled
-RESEND_EVERY_S = 1.0  # ask again for a gap that did not fill within this time
+RESEND_EVERY_S = 2.0  # ask again for a gap that made no progress for this long
 DECISION_RETRY_S = 5.0
 
 
@@ -59,6 +59,7 @@ class TableLink:
     buffer: dict[int, dict[str, Any]] = field(default_factory=dict)
     resend_from: int | None = None
     resend_at: float = 0.0
+    resend_stored: int = -1  # what was stored when the desk last asked (progress check)
     duplicates: int = 0
     refused: int = 0
 
@@ -153,7 +154,11 @@ class Desk:
         with self._lock:
             for link in self.tables.values():
                 gap = link.gap()
-                if gap is not None and now - link.resend_at >= RESEND_EVERY_S:
+                if gap is None:
+                    continue
+                if link.stored != link.resend_stored:  # the gap is filling: give it time
+                    link.resend_at, link.resend_stored = now, link.stored
+                elif now - link.resend_at >= RESEND_EVERY_S:
                     self._ask_resend(link, gap[0], now)
             for p in list(self.pending.values()):
                 if p.seq is None and now - p.sent_at >= DECISION_RETRY_S:
@@ -229,7 +234,7 @@ class Desk:
                 self._ask_resend(link, link.stored + 1, time.time())
 
     def _ask_resend(self, link: TableLink, start: int, now: float) -> None:
-        link.resend_from, link.resend_at = start, now
+        link.resend_from, link.resend_at, link.resend_stored = start, now, link.stored
         self.stats["resends"] += 1
         self.client.publish(
             topic(self.cfg.hall, link.id, "resend"), json.dumps({"from": start}), qos=1

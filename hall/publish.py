@@ -44,6 +44,7 @@ from hall.topics import topic
 log = logging.getLogger(__name__)
 
 MAX_DECISION_BYTES = 16 * 1024
+STATE_EVERY_S = 2.0  # while the record moves, the retained state follows at most this often
 
 
 def message(item: StreamItem) -> dict[str, Any]:
@@ -189,7 +190,9 @@ class Publisher:
         self._settle_acks()
         now = time.monotonic()
         due = now - self._state_at >= self.cfg.heartbeat_s
-        if self.connected.is_set() and (due or (self._state_dirty and now - self._state_at > 0.5)):
+        if self.connected.is_set() and (
+            due or (self._state_dirty and now - self._state_at > STATE_EVERY_S)
+        ):
             self._publish_state()
 
     def _settle_acks(self) -> None:

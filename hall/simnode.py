@@ -83,6 +83,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--pace", type=float, default=0.05, help="seconds between appends")
     p.add_argument("--rulings-every", type=int, default=10)
     p.add_argument("--durable", type=int, default=1)
+    p.add_argument("--poll", type=float, default=0.5, help="publisher poll (it is also woken)")
     args = p.parse_args(argv)
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
@@ -90,7 +91,7 @@ def main(argv: list[str] | None = None) -> int:
     runs = []
     for table in args.tables.split(","):
         store = EvidenceStore(args.root / table, durable=bool(args.durable))
-        pub = Publisher(store, table, cfg).start()
+        pub = Publisher(store, table, cfg, poll_s=args.poll).start()
 
         def work(store: EvidenceStore = store, table: str = table, pub: Publisher = pub) -> None:
             append_record(
