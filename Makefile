@@ -24,7 +24,7 @@ lint: $(STAMP)
 	$(PY) -m ruff check .
 
 typecheck: $(STAMP)
-	$(PY) -m mypy engine vision firmware_bridge dashboard evidence tablescan models
+	$(PY) -m mypy engine vision firmware_bridge dashboard evidence tablescan models hall
 
 pytest: $(STAMP) system-deps firmware
 	$(PY) -m pytest

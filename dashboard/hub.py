@@ -267,18 +267,23 @@ class Hub:
         """Append a referee-made event (ruling, correction...) and take it in at once. The
         table's judge re-judges from it: the desk referee here, or the node, which adopts
         the event before it numbers its next one."""
+        seq = self.store.append_event(tid, self.stamped(tid, event))
+        self.poll()
+        return seq
+
+    def stamped(self, tid: str, event: dict[str, Any]) -> dict[str, Any]:
+        """A referee-made event ready for the record: no seq (the store numbers it), ``v``
+        and ``t`` (seconds since match start, continuing the table's own clock)."""
         ev = {k: v for k, v in event.items() if k != "seq"}
         ev.setdefault("v", 1)
         table = self.tables.get(tid)
-        if "t" not in ev:  # seconds since match start, continuing the table's own clock
+        if "t" not in ev:
             ev["t"] = 0.0
             if table is not None and table.seq >= 0:
                 last = table.fold.events.get(table.seq, {})
                 since = self.clock() - table.fold.wall.get(table.seq, self.clock())
                 ev["t"] = round(float(last.get("t", 0.0)) + max(0.0, since), 3)
-        seq = self.store.append_event(tid, ev)
-        self.poll()
-        return seq
+        return ev
 
     # -- waiting ------------------------------------------------------------------------------
 

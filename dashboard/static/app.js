@@ -433,7 +433,7 @@ document.addEventListener("submit", async (e) => {
 function drawHall(tables) {
   const root = $("#hall");
   if (!tables.length) { root.innerHTML = `<p class="muted">${esc(t("No table has started a match on this node."))}</p>`; return; }
-  root.innerHTML = tables.map((tb) => `<a class="tcard" href="/tables/${encodeURIComponent(tb.id)}"><h3><span>${esc(t("Table {id}", { id: tb.id }))}</span><span class="status ${tb.open_violations ? "open" : ""}">${esc(t("{n} open", { n: tb.open_violations }))}</span></h3>`
+  root.innerHTML = tables.map((tb) => `<a class="tcard" href="/tables/${encodeURIComponent(tb.id)}"><h3><span>${esc(t("Table {id}", { id: tb.id }))}${tb.link && tb.link !== "online" ? ` <span class="status open">${esc(({ offline: t("offline"), late: t("late") })[tb.link] || tb.link)}</span>` : ""}</span><span class="status ${tb.open_violations ? "open" : ""}">${esc(t("{n} open", { n: tb.open_violations }))}</span></h3>`
     + `<div class="muted small">${esc(gameText(tb.game || ""))} · ${esc(tb.profile || "")} · ${esc(t("hand {n}", { n: tb.hand ?? "–" }))}</div>`
     + `<div class="teams">${(tb.teams || []).map((x) => `<div>${esc(x.names.join(" · "))}${x.banker_side ? " ★" : ""}<br><span class="muted">${esc(t("level {l}", { l: x.level }))}</span></div>`).join("")}</div>`
     + `<div class="small">${esc(t("trump"))} ${tb.trump ? `${esc(tb.trump.level || "")} ${suitHTML(tb.trump.suit)}` : "–"} · ${esc(t("attackers {n} points", { n: tb.attacker_points ?? 0 }))}${tb.needs_referee ? ` · <b class="warn-text">${esc(t("{n} to check", { n: tb.needs_referee }))}</b>` : ""}</div></a>`).join("");

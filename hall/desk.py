@@ -1,0 +1,345 @@
+"""The desk side of the hall: every table's record, once each, in the desk's own store.
+
+The desk subscribes to ``tablescan/<hall>/+/events|state|status``. An ``events`` message is
+stored when it is the table's next stream position: an event with its own seq
+(``append_event``), a ruling as a ruling (``append_ruling``); an earlier position is a
+duplicate (dropped), a later one waits while the desk asks the node to resend from the first
+missing position (``resend``). The ``state`` heartbeat carries the node's head position, so a
+gap at the end (the broker lost the last messages) is found too. Before storing, the desk
+re-computes the node's row hash from the message; a message that does not match is refused.
+
+Every stored position goes into the ``Ledger`` with the node's row id, time and hash, so
+``Desk.verify(table)`` re-checks the table's chain as the node wrote it. The desk's own store is
+one chain over the hall (the store keys each table's record by (table, seq)).
+
+A decision taken at the desk (``decide``) is chained as an action in the desk's store at once,
+sent to the table's ``decisions`` topic (QoS 1, re-sent until the node's record shows it), and
+stored as a record event when it comes back in the table's stream with the node's seq: the
+node numbers its own record, so the two stores never disagree on a seq.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import paho.mqtt.client as mqtt
+
+from evidence.chain import link_hash
+from evidence.outbox import Ledger, ruling_key
+from evidence.store import EvidenceStore, StoreError, row_body
+from evidence.verify import Problem, VerifyReport, verify_store
+from hall.client import connect_async, make_client
+from hall.config import HallConfig
+from hall.topics import split, topic
+
+log = logging.getLogger(__name__)
+
+MAX_BUFFER = 20_000  # out-of-order messages kept per table while a gap is filled
+RESEND_EVERY_S = 2.0  # ask again for a gap that made no progress for this long
+DECISION_RETRY_S = 5.0
+
+
+@dataclass
+class TableLink:
+    """What the desk knows of one table's connection."""
+
+    id: str
+    status: str = "unknown"  # online / offline (the node's retained status, its Last Will)
+    stored: int = -1  # last stream position stored (stored without gaps)
+    node_head: int = -1  # the node's own head, from its state heartbeat
+    heard: float = 0.0  # wall time of the last message of any kind
+    state: dict[str, Any] = field(default_factory=dict)
+    buffer: dict[int, dict[str, Any]] = field(default_factory=dict)
+    resend_from: int | None = None
+    resend_at: float = 0.0
+    resend_stored: int = -1  # what was stored when the desk last asked (progress check)
+    duplicates: int = 0
+    refused: int = 0
+
+    def gap(self) -> tuple[int, int] | None:
+        """The missing positions (first, last), if the desk is behind what it has seen."""
+        seen = max([self.node_head, *self.buffer.keys()])
+        if seen > self.stored:
+            last = min(self.buffer) - 1 if self.buffer else seen
+            return (self.stored + 1, last)
+        return None
+
+    def link(self, now: float, late_s: float) -> str:
+        """online / offline / late (online but silent, or a gap not filling) / unknown."""
+        if self.status == "offline":
+            return "offline"
+        if self.status == "online" and (
+            now - self.heard > late_s or (self.gap() and now - self.resend_at > late_s)
+        ):
+            return "late"
+        return self.status
+
+
+@dataclass
+class Pending:
+    id: str
+    table: str
+    event: dict[str, Any]
+    sent_at: float = 0.0
+    seq: int | None = None
+    done: threading.Event = field(default_factory=threading.Event)
+
+
+class Desk:
+    """Subscribes to one hall and keeps every table's record in ``store``."""
+
+    def __init__(
+        self,
+        store: EvidenceStore,
+        cfg: HallConfig,
+        *,
+        user: str = "desk",
+        late_s: float = 15.0,
+        on_change: Callable[[str], None] | None = None,
+    ) -> None:
+        self.store = store
+        self.cfg = cfg
+        self.late_s = late_s
+        self.on_change = on_change
+        self.ledger = Ledger(store.data_dir)
+        self.tables: dict[str, TableLink] = {}
+        for tid, head in self.ledger.heads().items():
+            self.tables[tid] = TableLink(tid, stored=head)
+        # (node append time, ms from the node's append to this store): for the bench
+        self.latencies: list[tuple[float, float]] = []
+        self.stats = {"received": 0, "stored": 0, "duplicates": 0, "refused": 0, "resends": 0}
+        self.pending: dict[str, Pending] = {}
+        self._lock = threading.RLock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.connected = threading.Event()
+        self.client, self._props = make_client(cfg, f"tablescan-desk-{cfg.hall}", user)
+        self.client.on_connect = self._on_connect
+        self.client.on_disconnect = lambda *_a: self.connected.clear()
+        self.client.on_message = self._on_message
+        self._load_pending()
+
+    # -- life -------------------------------------------------------------------------------
+
+    def start(self) -> Desk:
+        connect_async(self.client, self.cfg, self._props)
+        self._thread = threading.Thread(target=self._run, name="hall-desk", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(5)
+        self.client.disconnect()
+        self.client.loop_stop()
+        self.ledger.close()
+
+    def _run(self) -> None:
+        while not self._stop.wait(0.5):
+            try:
+                self._housekeeping()
+            except Exception:
+                log.exception("desk housekeeping failed")
+
+    def _housekeeping(self) -> None:
+        now = time.time()
+        with self._lock:
+            for link in self.tables.values():
+                gap = link.gap()
+                if gap is None:
+                    continue
+                if link.stored != link.resend_stored:  # the gap is filling: give it time
+                    link.resend_at, link.resend_stored = now, link.stored
+                elif now - link.resend_at >= RESEND_EVERY_S:
+                    self._ask_resend(link, gap[0], now)
+            for p in list(self.pending.values()):
+                if p.seq is None and now - p.sent_at >= DECISION_RETRY_S:
+                    self._send_decision(p)
+        if self.on_change is not None:
+            self.on_change("")
+
+    # -- paho callbacks -----------------------------------------------------------------------
+
+    def _on_connect(self, client: mqtt.Client, _u: Any, flags: Any, rc: Any, _p: Any) -> None:
+        if rc.is_failure:
+            log.warning("desk: broker refused the connection: %s", rc)
+            return
+        hall = self.cfg.hall
+        client.subscribe([(topic(hall, "+", w), 1) for w in ("events", "state", "status")])
+        self.connected.set()
+        if not flags.session_present:  # the broker lost what it queued for us: ask every table
+            with self._lock:
+                for link in self.tables.values():
+                    self._ask_resend(link, link.stored + 1, time.time())
+
+    def _on_message(self, _c: Any, _u: Any, msg: mqtt.MQTTMessage) -> None:
+        where = split(msg.topic)
+        if where is None or where[0] != self.cfg.hall:
+            return
+        _hall, tid, what = where
+        try:
+            with self._lock:
+                link = self.tables.setdefault(tid, TableLink(tid))
+                link.heard = time.time()
+                if what == "events":
+                    self._on_item(link, json.loads(msg.payload))
+                elif what == "state":
+                    self._on_state(link, json.loads(msg.payload))
+                elif what == "status":
+                    link.status = msg.payload.decode("utf-8", "replace")[:16]
+        except (ValueError, KeyError, TypeError) as e:
+            self.stats["refused"] += 1
+            log.warning("desk: %s: message refused: %s", msg.topic, e)
+            return
+        if self.on_change is not None:
+            self.on_change(tid)
+
+    # -- the stream ----------------------------------------------------------------------------
+
+    def _on_item(self, link: TableLink, item: dict[str, Any]) -> None:
+        self.stats["received"] += 1
+        pos = item["seq"]
+        if not isinstance(pos, int) or item.get("table") != link.id:
+            raise ValueError(f"table {link.id}: message for {item.get('table')!r} pos {pos!r}")
+        if pos <= link.stored or pos in link.buffer:
+            link.duplicates += 1
+            self.stats["duplicates"] += 1
+            return
+        if pos > link.stored + 1:
+            if len(link.buffer) < MAX_BUFFER:
+                link.buffer[pos] = item
+            if link.resend_from != link.stored + 1:
+                self._ask_resend(link, link.stored + 1, time.time())
+            return
+        self._store(link, item)
+        while link.stored + 1 in link.buffer:
+            self._store(link, link.buffer.pop(link.stored + 1))
+        if not link.buffer and link.node_head <= link.stored:
+            link.resend_from = None
+
+    def _on_state(self, link: TableLink, state: dict[str, Any]) -> None:
+        link.state = state
+        head = state.get("head")
+        if isinstance(head, int):
+            link.node_head = head
+            if head > link.stored and not link.buffer and link.resend_from is None:
+                self._ask_resend(link, link.stored + 1, time.time())
+
+    def _ask_resend(self, link: TableLink, start: int, now: float) -> None:
+        link.resend_from, link.resend_at, link.resend_stored = start, now, link.stored
+        self.stats["resends"] += 1
+        self.client.publish(
+            topic(self.cfg.hall, link.id, "resend"), json.dumps({"from": start}), qos=1
+        )
+
+    def _store(self, link: TableLink, item: dict[str, Any]) -> None:
+        """Store one in-order item (or refuse it and move on, counted and logged)."""
+        pos, kind, data, node = item["seq"], item["kind"], item["data"], item["node"]
+        seq = data.get("seq") if kind == "event" else None
+        body = row_body(kind, link.id, seq, float(node["at"]), data)
+        if kind not in ("event", "ruling") or link_hash(node["prev"], body) != node["hash"]:
+            link.refused += 1
+            self.stats["refused"] += 1
+            log.error("desk: table %s pos %s: not what the node chained; refused", link.id, pos)
+            link.stored = pos  # the resend would bring the same bytes: show it, do not stall
+            return
+        try:
+            if kind == "event":
+                self.store.append_event(link.id, data)
+                ref = str(seq)
+            else:
+                self.store.append_ruling(link.id, data)
+                ref = ruling_key(data)
+        except StoreError as e:
+            link.refused += 1
+            self.stats["refused"] += 1
+            log.error("desk: table %s pos %s refused by the store: %s", link.id, pos, e)
+            link.stored = pos
+            return
+        self.ledger.record(
+            link.id, pos, kind, ref, int(node["row"]), float(node["at"]), node["prev"], node["hash"]
+        )
+        link.stored = pos
+        self.stats["stored"] += 1
+        at = float(node["at"])
+        self.latencies.append((at, (time.time() - at) * 1000.0))
+        meta = data.get("meta") if kind == "event" else None
+        if isinstance(meta, dict) and meta.get("decision") in self.pending:
+            done = self.pending[meta["decision"]]
+            done.seq = seq
+            done.done.set()
+
+    # -- decisions --------------------------------------------------------------------------
+
+    def _load_pending(self) -> None:
+        """Decisions chained here earlier that no table's record shows yet (a desk restart)."""
+        applied = set()
+        for row in self.store.rows(kind="event"):
+            meta = row.data.get("meta")
+            if isinstance(meta, dict) and "decision" in meta:
+                applied.add(meta["decision"])
+        for row in self.store.rows(kind="action"):
+            if row.data.get("action") == "hall_decision" and row.data["id"] not in applied:
+                self.pending[row.data["id"]] = Pending(row.data["id"], row.table, row.data["event"])
+
+    def decide(self, table: str, event: dict[str, Any]) -> Pending:
+        """Chain a referee decision here and send it to the table; ``.done`` is set (and
+        ``.seq`` known) once the table's record shows it."""
+        ident = uuid.uuid4().hex
+        ev = {k: v for k, v in event.items() if k != "seq"}
+        meta: dict[str, Any] = ev["meta"] if isinstance(ev.get("meta"), dict) else {}
+        ev["meta"] = {**meta, "decision": ident}
+        self.store.append_action(
+            table,
+            {"action": "hall_decision", "by": str(ev.get("by", "")), "id": ident, "event": ev},
+        )
+        pending = Pending(ident, table, ev)
+        with self._lock:
+            self.pending[ident] = pending
+            self._send_decision(pending)
+        return pending
+
+    def _send_decision(self, p: Pending) -> None:
+        p.sent_at = time.time()
+        payload = json.dumps({"id": p.id, "event": p.event})
+        self.client.publish(topic(self.cfg.hall, p.table, "decisions"), payload, qos=1)
+
+    # -- views ------------------------------------------------------------------------------
+
+    def links(self) -> dict[str, dict[str, Any]]:
+        """Per table: link (online/offline/late), stored position, gap, duplicates dropped."""
+        now = time.time()
+        with self._lock:
+            return {
+                tid: {
+                    "link": t.link(now, self.late_s),
+                    "stored": t.stored,
+                    "node_head": t.node_head,
+                    "gap": t.gap(),
+                    "duplicates": t.duplicates,
+                    "refused": t.refused,
+                    "heard_s_ago": round(now - t.heard, 1) if t.heard else None,
+                    "pending_decisions": sum(
+                        1 for p in self.pending.values() if p.table == tid and p.seq is None
+                    ),
+                }
+                for tid, t in sorted(self.tables.items())
+            }
+
+    def verify(self, table: str | None = None) -> VerifyReport:
+        """The desk's store chain, then (each) table's chain as its node wrote it."""
+        report = verify_store(self.store.data_dir)
+        for tid in [table] if table else sorted(self.ledger.heads()):
+            sub = self.ledger.check_table(tid)
+            report.problems += sub.problems
+        if table is not None and table not in self.ledger.heads():
+            report.problems.append(Problem(f"table {table}", "nothing received from it"))
+        return report
