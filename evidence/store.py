@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.record import RecordError, validate_event
+from evidence.lock import TableLock
 from evidence.chain import GENESIS, canonical_json, link_hash, sha256_bytes, sha256_file
 from evidence.schema import DB_NAME, MEDIA_DIR, SCHEMA
 
@@ -103,6 +104,7 @@ class EvidenceStore:
         self._db.execute("PRAGMA busy_timeout=10000")
         self._db.executescript(SCHEMA)
         self.rejected = 0  # writes refused (bad input), for the health page
+        self._table_locks: dict[str, TableLock] = {}
 
     @staticmethod
     def exists(data_dir: str | os.PathLike[str]) -> bool:
@@ -114,6 +116,20 @@ class EvidenceStore:
     def close(self) -> None:
         with self._lock:
             self._db.close()
+            for lock in self._table_locks.values():
+                lock.release()
+            self._table_locks.clear()
+
+    def lock_table(self, table: str) -> None:
+        """Become the one node recording ``table`` in this data folder, until ``close``.
+
+        Raises ``TableLocked`` naming the holder (pid, host, since) when another live process
+        has it; a killed holder's lock is gone with it. Every table node takes this before it
+        reads or writes the table's record (``tablescan.store_hooks``)."""
+        _check_table(table)
+        with self._lock:
+            if table not in self._table_locks:
+                self._table_locks[table] = TableLock(self.data_dir, table).acquire()
 
     def __enter__(self) -> EvidenceStore:
         return self

@@ -74,7 +74,13 @@ def run(args: argparse.Namespace) -> int:
         return 2
     stored: list[dict[str, Any]] = []
     if args.data:
-        hooks, closers, store = store_wiring(args.data, cfg)
+        from evidence.lock import TableLocked
+
+        try:
+            hooks, closers, store = store_wiring(args.data, cfg)
+        except TableLocked as e:  # another node records this table here: never interleave
+            log.error("%s", e)
+            return 2
         stored = store.events(cfg.table_id)  # a crash left events: resume after them
         ended = [e for e in stored if e["type"] == "hand_end"]
         if ended:  # one hand per run: a finished one is never resumed or written into
