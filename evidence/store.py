@@ -27,8 +27,8 @@ from pathlib import Path
 from typing import Any
 
 from engine.record import RecordError, validate_event
-from evidence.lock import TableLock
 from evidence.chain import GENESIS, canonical_json, link_hash, sha256_bytes, sha256_file
+from evidence.lock import TableLock
 from evidence.schema import DB_NAME, MEDIA_DIR, SCHEMA
 
 log = logging.getLogger(__name__)

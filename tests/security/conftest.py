@@ -25,3 +25,76 @@ def tablescan(*args: str, **kw: object) -> subprocess.Popen[str]:
         env=ENV,
         **kw,  # type: ignore[call-overload]
     )
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Served:
+    """A real ``tablescan serve`` on a free loopback port, stopped (SIGTERM, then SIGKILL) on
+    exit; ``url`` once it printed that it serves."""
+
+    def __init__(self, data: Path, *extra: str) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.proc = tablescan("serve", "--data", str(data), "--port", str(self.port), *extra)
+
+    def __enter__(self) -> Served:
+        import threading
+
+        assert self.proc.stdout is not None
+        timer = threading.Timer(60, self.proc.kill)
+        timer.start()
+        try:
+            for line in self.proc.stdout:
+                if line.startswith("serving the dashboard"):
+                    break
+            else:
+                raise AssertionError(
+                    "serve ended: " + (self.proc.stderr.read() if self.proc.stderr else "")
+                )
+            import socket
+            import time
+
+            deadline = time.monotonic() + 30
+            while True:  # the line is printed just before the port is bound
+                try:
+                    socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
+                    break
+                except OSError:
+                    if time.monotonic() > deadline or self.proc.poll() is not None:
+                        raise
+                    time.sleep(0.05)
+        finally:
+            timer.cancel()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.communicate(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.communicate(timeout=10)
+
+
+def seeded_data(data: Path, events: int = 12) -> Path:
+    """A data folder with table t1's first ``events`` events and users head1/ref1/view1."""
+    from dashboard.users import UserStore
+    from evidence import EvidenceStore
+    from tests.dashboard.conftest import FAST_HASH, PASSWORD, match_record
+
+    with EvidenceStore(data, durable=False) as store:
+        for e in match_record()[:events]:
+            store.append_event("t1", e)
+    users = UserStore(data)
+    users.add("head1", "head", PASSWORD, n=FAST_HASH)
+    users.add("ref1", "referee", PASSWORD, n=FAST_HASH)
+    users.add("view1", "viewer", PASSWORD, n=FAST_HASH)
+    users.close()
+    return data
