@@ -3,8 +3,8 @@ delayed. It shows what ``view.public_view`` whitelists, as it was ``delay`` seco
 
 URL parameters: ``token`` (required), ``delay`` (seconds; never below the node's floor,
 ``MIN_DELAY_S`` = 30 s unless ``tablescan serve --overlay-min-delay`` sets another; a bad or
-lower value gets the floor), ``widgets`` (comma list of ``score``, ``trick``, ``last``, ``bottom``, ``players``),
-``scale`` (CSS zoom, e.g. 1.5).
+lower value gets the floor), ``widgets`` (comma list of ``score``, ``trick``, ``last``,
+``bottom``, ``players``), ``scale`` (CSS zoom, e.g. 1.5).
 """
 
 from __future__ import annotations
