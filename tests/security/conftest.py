@@ -98,3 +98,68 @@ def seeded_data(data: Path, events: int = 12) -> Path:
     users.add("view1", "viewer", PASSWORD, n=FAST_HASH)
     users.close()
     return data
+
+
+class Browser:
+    """A cookie-keeping HTTP client that does not follow redirects (to see ``Location``)."""
+
+    def __init__(self, url: str) -> None:
+        import http.cookiejar
+        import urllib.request
+
+        class NoRedirect(urllib.request.HTTPRedirectHandler):
+            def redirect_request(self, *a: object, **k: object) -> None:
+                return None
+
+        self.url = url
+        self.jar = http.cookiejar.CookieJar()
+        self.opener = urllib.request.build_opener(
+            urllib.request.HTTPCookieProcessor(self.jar), NoRedirect()
+        )
+        self.csrf = ""
+
+    def request(
+        self,
+        path: str,
+        data: dict[str, str] | bytes | None = None,
+        headers: dict[str, str] | None = None,
+        timeout: float = 20.0,
+    ) -> tuple[int, dict[str, str], str]:
+        import urllib.error
+        import urllib.parse
+        import urllib.request
+
+        body = urllib.parse.urlencode(data).encode() if isinstance(data, dict) else data
+        req = urllib.request.Request(self.url + path, data=body, headers=headers or {})
+        try:
+            with self.opener.open(req, timeout=timeout) as resp:
+                return resp.status, dict(resp.headers), resp.read().decode()
+        except urllib.error.HTTPError as e:
+            return e.code, dict(e.headers), e.read().decode()
+
+    def login_form(self) -> str:
+        import re
+
+        _s, _h, page = self.request("/login")
+        m = re.search(r'name="csrf_token" value="([^"]+)"', page)
+        assert m is not None
+        return m.group(1)
+
+    def login(self, user: str, password: str, next_: str | None = None) -> tuple[int, str]:
+        """Post the login form; returns (status, Location) and keeps the CSRF token."""
+        import re
+        import urllib.parse
+
+        token = self.login_form()
+        path = "/login" + (f"?next={urllib.parse.quote(next_, safe='')}" if next_ else "")
+        status, headers, _ = self.request(
+            path, {"username": user, "password": password, "csrf_token": token}
+        )
+        if status == 302:
+            _s, _h, page = self.request("/")
+            m = re.search(r'<meta name="csrf-token" content="([^"]+)">', page)
+            self.csrf = m.group(1) if m else ""
+        return status, headers.get("Location", "")
+
+    def cookie_header(self) -> str:
+        return "; ".join(f"{c.name}={c.value}" for c in self.jar)

@@ -1,0 +1,1 @@
+"""Test suite (a package, so that tests/dashboard is never imported as the dashboard package)."""
