@@ -11,6 +11,7 @@ import threading
 import time
 import urllib.parse
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -47,6 +48,21 @@ def test_copied_cookie_is_refused_after_logout(server: Served) -> None:
     assert violation(cookie, csrf, server.url) == 401
 
 
+def user_add(data: Path, role: str, password: str) -> None:
+    """``tablescan user add head1 --role ROLE`` as the operator runs it."""
+    cmd = [sys.executable, "-m", "tablescan", "user", "--data", str(data), "add", "head1"]
+    subprocess.run(
+        [*cmd, "--role", role],
+        input=password + "\n",
+        cwd=ROOT,
+        env=ENV,
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
 @pytest.mark.parametrize("role", ["head", "viewer"])  # a password reset; a role change
 def test_password_or_role_change_ends_sessions(server: Served, role: str) -> None:
     b = Browser(server.url)
@@ -55,29 +71,9 @@ def test_password_or_role_change_ends_sessions(server: Served, role: str) -> Non
     assert Browser(server.url).request("/api/tables", headers={"Cookie": cookie})[0] == 200
     data = server.data  # type: ignore[attr-defined]
     new_pw = PASSWORD if role == "viewer" else "another good password"
-    subprocess.run(
-        [sys.executable, "-m", "tablescan", "user", "--data", str(data), "add", "head1"]
-        + ["--role", role],
-        input=new_pw + "\n",
-        cwd=ROOT,
-        env=ENV,
-        check=True,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    user_add(data, role, new_pw)
     assert Browser(server.url).request("/api/tables", headers={"Cookie": cookie})[0] == 401
-    subprocess.run(  # put head1 back for the other tests
-        [sys.executable, "-m", "tablescan", "user", "--data", str(data), "add", "head1"]
-        + ["--role", "head"],
-        input=PASSWORD + "\n",
-        cwd=ROOT,
-        env=ENV,
-        check=True,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    user_add(data, "head", PASSWORD)  # head1 as it was, for the other tests
 
 
 def browser_target(base: str, location: str) -> str:
@@ -123,7 +119,7 @@ def test_forty_parallel_guesses_get_five_tries_then_the_user_gets_in(server: Ser
 
     threads = [
         threading.Thread(target=guess, args=(b, t, n))
-        for n, (b, t) in enumerate(zip(forms, tokens))
+        for n, (b, t) in enumerate(zip(forms, tokens, strict=True))
     ]
     t0 = time.monotonic()
     for t in threads:
