@@ -42,6 +42,7 @@ bp = Blueprint("auth", __name__)
 F = TypeVar("F", bound=Callable[..., Any])
 
 ACCOUNT_FREE_TRIES, CLIENT_FREE_TRIES = 5, 20
+ANON_BODY_MAX = 16 * 1024  # as dashboard.serving.ANON_BODY_MAX
 
 
 def csrf_token() -> str:
@@ -63,9 +64,13 @@ def current_user() -> User | None:
 
 
 def before_request() -> Response | None:
-    """App-wide: API calls need a session (401); every POST needs the CSRF token (400)."""
+    """App-wide: API calls need a session (401); a body is small without a login (413, before
+    it is read; ``dashboard.serving`` enforces it before waitress buffers it); every POST
+    needs the CSRF token (400)."""
     if request.path.startswith("/api/") and current_user() is None:
         return cast(Response, (jsonify(error="login required"), 401))
+    if (request.content_length or 0) > ANON_BODY_MAX and current_user() is None:
+        abort(413, f"request body over {ANON_BODY_MAX} bytes without a login")
     if request.method == "POST":
         sent = request.headers.get("X-CSRF-Token") or request.form.get("csrf_token") or ""
         expected = session.get("csrf") or ""

@@ -78,8 +78,15 @@ def stream(tid: str) -> Any:
     delay = _check(tid)
     ping = float(current_app.config["SSE_PING_S"])
     users, token = current_app.extensions["dashboard.users"], request.args.get("token", "")
+    # waitress says when the client went away: the stream (and its thread) ends within a second
+    gone = request.environ.get("waitress.client_disconnected", lambda: False)
     body = delayed_stream(
-        hub(), tid, delay, ping, hub().clock, lambda: users.overlay_table(token) == tid
+        hub(),
+        tid,
+        delay,
+        ping,
+        hub().clock,
+        lambda: not gone() and users.overlay_table(token) == tid,
     )
     resp = Response(body, mimetype="text/event-stream")
     resp.headers["Cache-Control"] = "no-cache"

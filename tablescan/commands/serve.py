@@ -43,7 +43,12 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         default=None,
         help="delay of a link that asks for none (default: the floor)",
     )
-    p.add_argument("--threads", type=int, default=48, help="server threads (each SSE holds one)")
+    p.add_argument(
+        "--threads",
+        type=int,
+        default=48,
+        help="server threads (each SSE stream holds one; 8 are always kept for pages)",
+    )
     p.add_argument(
         "--keep-days", type=float, default=30.0, help="delete unreferenced evidence older (30)"
     )
@@ -57,9 +62,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def run(args: argparse.Namespace) -> int:
-    import waitress
-
     from dashboard.app import create_app
+    from dashboard.serving import make_server
     from dashboard.users import UserStore
 
     data = args.data or DEFAULT_DATA_DIR
@@ -102,5 +106,9 @@ def run(args: argparse.Namespace) -> int:
     elif not UserStore(data).names():
         print(f"no users yet: add one with  tablescan user add NAME --role head --data {data}")
     print(f"serving the dashboard on {url} (data: {data})", flush=True)
-    waitress.serve(app, host=args.host, port=args.port, threads=args.threads, ident="tablescan")
+    server = make_server(app, host=args.host, port=args.port, threads=args.threads)
+    try:
+        server.run()
+    except KeyboardInterrupt:
+        pass
     return 0
