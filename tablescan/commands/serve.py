@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import atexit
+import contextlib
 import logging
 import secrets
 import shutil
@@ -105,10 +106,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"overlay: {url}/overlay/{demos[0].table}?token={token}")
     elif not UserStore(data).names():
         print(f"no users yet: add one with  tablescan user add NAME --role head --data {data}")
-    print(f"serving the dashboard on {url} (data: {data})", flush=True)
     server = make_server(app, host=args.host, port=args.port, threads=args.threads)
-    try:
+    print(f"serving the dashboard on {url} (data: {data})", flush=True)
+    with contextlib.suppress(KeyboardInterrupt):
         server.run()
-    except KeyboardInterrupt:
-        pass
     return 0
