@@ -8,6 +8,8 @@ referee can tell a sheet's rule from an assumed default. Loading is the engine's
 
 from __future__ import annotations
 
+import os
+import stat
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
@@ -314,12 +316,26 @@ def _path_for(profile: str | Path) -> Path:
     return path
 
 
+MAX_PROFILE_BYTES = 256 * 1024  # a rule sheet is a few kB; /dev/zero is not a profile
+
+
 def _read(path: Path) -> dict[str, Any]:
     try:
         with path.open("rb") as fh:
-            return tomllib.load(fh)
+            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+                raise ProfileError(f"{path}: not a regular file")
+            data = fh.read(MAX_PROFILE_BYTES + 1)
+        if len(data) > MAX_PROFILE_BYTES:
+            raise ProfileError(f"{path}: over {MAX_PROFILE_BYTES // 1024} KiB, not a profile")
+        return tomllib.loads(data.decode("utf-8"))
     except FileNotFoundError:
         raise ProfileError(f"{path}: no such profile file") from None
+    except IsADirectoryError:
+        raise ProfileError(f"{path}: a directory, not a profile file") from None
+    except UnicodeDecodeError as e:
+        raise ProfileError(f"{path}: not UTF-8 text ({e.reason})") from None
+    except OSError as e:
+        raise ProfileError(f"{path}: cannot read ({e.strerror or e})") from None
     except tomllib.TOMLDecodeError as e:
         raise ProfileError(f"{path}: not valid TOML: {e}") from None
 
