@@ -85,7 +85,7 @@ class BoundedParser(HTTPRequestParser):  # type: ignore[misc]
     """waitress's parser, with a body limit chosen from the headers (login or not) and
     enforced before the body is read, and the time its first byte came."""
 
-    authorised: Authorised = staticmethod(lambda _h: False)  # type: ignore[assignment]
+    authorised: Authorised = staticmethod(lambda _h: False)
     anon_max = ANON_BODY_MAX
 
     def __init__(self, adj: Any) -> None:
@@ -95,9 +95,8 @@ class BoundedParser(HTTPRequestParser):  # type: ignore[misc]
 
     def received(self, data: bytes) -> int:
         n: int = super().received(data)
-        if self.headers_finished and (
-            self.error is None or isinstance(self.error, RequestEntityTooLarge)
-        ):
+        error: Any = getattr(self, "error", None)
+        if self.headers_finished and (error is None or isinstance(error, RequestEntityTooLarge)):
             if self.body_limit is None:
                 anon = not type(self).authorised(self.headers)
                 self.body_limit = self.anon_max if anon else int(self.adj.max_request_body_size)

@@ -305,7 +305,7 @@ def _numbered(source: str | Path | IO[str] | Iterable[Any]) -> Iterator[tuple[in
                 raise OSError(errno.EINVAL, "not a regular file", str(source))
             yield from enumerate(_bounded_lines(fh), start=1)
     elif hasattr(source, "readline"):
-        yield from enumerate(_bounded_lines(source), start=1)
+        yield from enumerate(_bounded_lines(cast(IO[str], source)), start=1)
     else:
         yield from enumerate(source, start=1)
 

@@ -64,20 +64,21 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 def run(args: argparse.Namespace) -> int:
     from dashboard.app import create_app
+    from dashboard.overlay import MIN_DELAY_S
     from dashboard.serving import make_server
     from dashboard.users import UserStore
 
+    floor = MIN_DELAY_S if args.overlay_min_delay is None else args.overlay_min_delay
+    if not (floor >= 0 and floor < float("inf")):
+        print(
+            f"tablescan serve: --overlay-min-delay {floor}: expected seconds >= 0", file=sys.stderr
+        )
+        return 2
     data = args.data or DEFAULT_DATA_DIR
     if args.demo and not args.data:  # a throw-away store, removed when the server stops
         data = tempfile.mkdtemp(prefix="tablescan-demo-")
         atexit.register(shutil.rmtree, data, True)
         signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-    from dashboard.overlay import MIN_DELAY_S
-
-    floor = MIN_DELAY_S if args.overlay_min_delay is None else args.overlay_min_delay
-    if not (floor >= 0 and floor < float("inf")):
-        print(f"tablescan serve: --overlay-min-delay {floor}: expected seconds >= 0")
-        return 2
     if floor < MIN_DELAY_S:
         log.warning("overlay delay floor is %g s (below the default %g s)", floor, MIN_DELAY_S)
     default = floor if args.overlay_delay is None else max(floor, args.overlay_delay)
@@ -103,7 +104,9 @@ def run(args: argparse.Namespace) -> int:
         token = users.new_overlay_token(demos[0].table, by="demo")
         print(f"demo data in {data}")
         print(f"log in at {url}/login as  demo / {password}")
-        print(f"overlay: {url}/overlay/{demos[0].table}?token={token}")
+        print(
+            f"overlay ({floor:g} s broadcast delay): {url}/overlay/{demos[0].table}?token={token}"
+        )
     elif not UserStore(data).names():
         print(f"no users yet: add one with  tablescan user add NAME --role head --data {data}")
     server = make_server(app, host=args.host, port=args.port, threads=args.threads)
