@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from dashboard.serving import STREAMS_PER_TOKEN
+from dashboard.serving import STREAMS_PER_SESSION, STREAMS_PER_TOKEN
 from dashboard.users import UserStore
 from tests.dashboard.conftest import PASSWORD
 from tests.security.conftest import Browser, Served, seeded_data
@@ -87,3 +87,29 @@ def test_many_links_cannot_take_the_page_threads(server: Served) -> None:
         accepted = sum(a.startswith(b"HTTP/1.1 200") for a in answers)
         assert accepted <= 48 - 8  # eight threads are always kept for pages
         assert referee_page_loads(server.url) < PAGE_WITHIN_S * 3
+
+
+def test_a_referees_closed_streams_free_their_threads(server: Served) -> None:
+    b = Browser(server.url)
+    assert b.login("ref1", PASSWORD)[0] == 302
+    head = f"GET /api/tables/t1/stream HTTP/1.1\r\nHost: x\r\nCookie: {b.cookie_header()}\r\n\r\n"
+
+    def streams(n: int) -> list[bytes]:
+        with ExitStack() as stack:
+            answers = []
+            for _ in range(n):
+                s = stack.enter_context(socket.create_connection(("127.0.0.1", server.port), 10))
+                s.sendall(head.encode())
+                answers.append(s.recv(200))
+            return answers  # leaving the block closes every socket (the clients go)
+
+    first = streams(STREAMS_PER_SESSION + 2)
+    assert sum(a.startswith(b"HTTP/1.1 200") for a in first) == STREAMS_PER_SESSION
+    assert all(a.startswith(b"HTTP/1.1 503") for a in first[STREAMS_PER_SESSION:])
+    deadline = time.monotonic() + 12  # within two pings the slots are back
+    while True:
+        again = streams(STREAMS_PER_SESSION)
+        if all(a.startswith(b"HTTP/1.1 200") for a in again) or time.monotonic() > deadline:
+            break
+        time.sleep(0.5)
+    assert all(a.startswith(b"HTTP/1.1 200") for a in again)
