@@ -44,9 +44,9 @@ def create_app(
         SESSION_COOKIE_SAMESITE="Strict",
         SESSION_COOKIE_NAME="tablescan_session",
         PERMANENT_SESSION_LIFETIME=timedelta(hours=14),
-        SSE_PING_S=15.0,
-        OVERLAY_DELAY_S=0.0,
-        OVERLAY_MIN_DELAY_S=0.0,
+        SSE_PING_S=5.0,  # also how soon a stream whose client left frees its thread
+        OVERLAY_DELAY_S=overlay.MIN_DELAY_S,
+        OVERLAY_MIN_DELAY_S=overlay.MIN_DELAY_S,
         MAX_CONTENT_LENGTH=64 * 1024,
     )
     app.config.update(config)

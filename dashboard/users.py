@@ -63,6 +63,19 @@ def check_password(password: str, stored: str) -> bool:
     return hmac.compare_digest(got, base64.b64decode(digest))
 
 
+SESSION_S = 14 * 3600.0  # a session lasts one tournament day at most
+MAX_BACKOFF_S = 30.0  # the longest an account waits: the real user is never locked out long
+FORGIVE_S = 15 * 60.0
+
+
+def backoff_s(failures: int, free: int) -> float:
+    """Wait after ``failures`` failed tries: none for the first ``free``, then 1, 2, 4 ... s,
+    at most ``MAX_BACKOFF_S`` (no permanent lock)."""
+    if failures < free:
+        return 0.0
+    return float(min(MAX_BACKOFF_S, 2.0 ** (failures - free)))
+
+
 LINK_ID = 12  # an overlay link is named by this many hex digits of its token's hash
 HEX = frozenset("0123456789abcdef")
 
@@ -106,6 +119,13 @@ class UserStore:
                 name TEXT PRIMARY KEY, role TEXT NOT NULL, pw TEXT NOT NULL, created REAL);
             CREATE TABLE IF NOT EXISTS overlay_tokens (
                 hash TEXT PRIMARY KEY, table_id TEXT NOT NULL, created REAL, by TEXT);
+            CREATE TABLE IF NOT EXISTS sessions (
+                hash TEXT PRIMARY KEY, user TEXT NOT NULL, created REAL NOT NULL,
+                expires REAL NOT NULL);
+            CREATE INDEX IF NOT EXISTS sessions_user ON sessions(user);
+            CREATE TABLE IF NOT EXISTS login_limits (
+                key TEXT PRIMARY KEY, failures INTEGER NOT NULL, next_ok REAL NOT NULL,
+                last REAL NOT NULL);
             """
         )
 
@@ -122,11 +142,99 @@ class UserStore:
             raise UserError(f"user {name}: password must have at least 8 characters")
         pw = hash_password(password, n=n)
         with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
             self._db.execute(
                 "INSERT OR REPLACE INTO users(name, role, pw, created) VALUES (?,?,?,?)",
                 (name, role, pw, time.time()),
             )
+            # a new password or role ends every session the old one opened (a copied
+            # cookie, a forgotten browser), and clears the account's login back-off
+            self._db.execute("DELETE FROM sessions WHERE user=?", (name,))
+            self._db.execute("DELETE FROM login_limits WHERE key=?", (f"user:{name}",))
+            self._db.execute("COMMIT")
         return User(name, role)
+
+    # -- sessions: the cookie holds a random id; the server decides whether it still counts --
+
+    def new_session(self, name: str, lifetime_s: float = SESSION_S) -> str:
+        """Open a session for ``name``; returns the id to keep in the (signed) cookie."""
+        sid = secrets.token_urlsafe(32)
+        now = time.time()
+        with self._lock:
+            self._db.execute("DELETE FROM sessions WHERE expires < ?", (now,))
+            self._db.execute(
+                "INSERT INTO sessions(hash, user, created, expires) VALUES (?,?,?,?)",
+                (_token_hash(sid), name, now, now + lifetime_s),
+            )
+        return sid
+
+    def session_user(self, sid: str) -> User | None:
+        """The user of a live session id, or None (unknown, ended or expired)."""
+        if not sid:
+            return None
+        with self._lock:
+            row = self._db.execute(
+                "SELECT u.name, u.role FROM sessions s JOIN users u ON u.name = s.user "
+                "WHERE s.hash=? AND s.expires >= ?",
+                (_token_hash(sid), time.time()),
+            ).fetchone()
+        return User(row[0], row[1]) if row else None
+
+    def end_session(self, sid: str) -> None:
+        with self._lock:
+            self._db.execute("DELETE FROM sessions WHERE hash=?", (_token_hash(sid),))
+
+    def end_sessions(self, name: str) -> int:
+        """End every session of ``name`` (e.g. on a role change); returns how many."""
+        with self._lock:
+            cur = self._db.execute("DELETE FROM sessions WHERE user=?", (name,))
+        return int(cur.rowcount)
+
+    # -- login limits: atomic in SQLite, so parallel guesses cannot race past them ------------
+
+    def login_attempt(self, keys: list[tuple[str, int]], now: float | None = None) -> float:
+        """Reserve one password try for every ``(key, free tries)``, e.g. the account and the
+        client. Returns 0.0 when the try may go ahead (it is counted as a failure until
+        ``login_succeeded``), else the seconds to wait. One IMMEDIATE transaction, so 40
+        parallel guesses get exactly the tries allowed, never more."""
+        now = time.time() if now is None else now
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                rows = {
+                    k: self._db.execute(
+                        "SELECT failures, next_ok FROM login_limits WHERE key=?", (k,)
+                    ).fetchone()
+                    for k, _free in keys
+                }
+                wait = max((r[1] - now for r in rows.values() if r), default=0.0)
+                if wait > 0:
+                    self._db.execute("COMMIT")
+                    return wait
+                for k, free in keys:
+                    row = rows[k]
+                    # a long quiet spell forgives old failures
+                    failures = 0 if row is None or now - row[1] > FORGIVE_S else int(row[0])
+                    failures += 1
+                    self._db.execute(
+                        "INSERT OR REPLACE INTO login_limits(key, failures, next_ok, last)"
+                        " VALUES (?,?,?,?)",
+                        (k, failures, now + backoff_s(failures, free), now),
+                    )
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+        return 0.0
+
+    def login_succeeded(self, account: str, client: str) -> None:
+        """The account's back-off ends; the client's try is handed back (not forgiven all:
+        an attacker's own good login must not wipe its guesses at other accounts)."""
+        with self._lock:
+            self._db.execute("DELETE FROM login_limits WHERE key=?", (account,))
+            self._db.execute(
+                "UPDATE login_limits SET failures = max(0, failures - 1) WHERE key=?", (client,)
+            )
 
     def get(self, name: str) -> User | None:
         with self._lock:

@@ -13,9 +13,12 @@ Reading never stops at a bad line: ``read_record`` returns the good events and o
 
 from __future__ import annotations
 
+import errno
 import json
 import logging
+import os
 import re
+import stat
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cache
@@ -251,13 +254,14 @@ class RecordReader:
                     f"out of order: seq {seq} after seq {self.last_seq} (dropped)", seq=seq
                 )
             if self.last_seq is not None and seq != self.last_seq + 1:
-                missing = [s for s in range(self.last_seq + 1, seq) if s not in self.bad_seqs]
-                if missing:
-                    gap = (
-                        f"seq {missing[0]}"
-                        if len(missing) == 1
-                        else f"seq {missing[0]}..{missing[-1]}"
-                    )
+                # the ends of the gap, never the gap itself (a jump to seq 10**12 is one line)
+                lo, hi = self.last_seq + 1, seq - 1
+                while lo <= hi and lo in self.bad_seqs:
+                    lo += 1
+                while hi >= lo and hi in self.bad_seqs:
+                    hi -= 1
+                if lo <= hi:
+                    gap = f"seq {lo}" if lo == hi else f"seq {lo}..{hi}"
                     self._fail(RecordError(f"gap: {gap} missing (event kept)", seq=seq), line)
             self.last_seq = seq
             self.accepted += 1
@@ -284,6 +288,9 @@ def read_record(
     reader = RecordReader()
     events: list[Event] = []
     for number, item in _numbered(source):
+        if item is _TOO_LONG:
+            reader._fail(RecordError(f"line longer than {MAX_LINE} characters (skipped)"), number)
+            continue
         if isinstance(item, str) and not item.strip():
             continue
         event = reader.accept(item, line=number)
@@ -292,12 +299,33 @@ def read_record(
     return events, reader.errors
 
 
+MAX_LINE = 1 << 20  # one event is a few hundred bytes; a longer line is damage, not a record
+_TOO_LONG = object()
+
+
 def _numbered(source: str | Path | IO[str] | Iterable[Any]) -> Iterator[tuple[int, Any]]:
     if isinstance(source, (str, Path)):
         with open(source, encoding="utf-8", errors="replace") as fh:
-            yield from enumerate(fh, start=1)
+            mode = os.fstat(fh.fileno()).st_mode
+            if not (stat.S_ISREG(mode) or stat.S_ISFIFO(mode)):  # /dev/zero never ends
+                raise OSError(errno.EINVAL, "not a regular file", str(source))
+            yield from enumerate(_bounded_lines(fh), start=1)
+    elif hasattr(source, "readline"):
+        yield from enumerate(_bounded_lines(cast(IO[str], source)), start=1)
     else:
         yield from enumerate(source, start=1)
+
+
+def _bounded_lines(fh: IO[str]) -> Iterator[Any]:
+    """Lines of at most ``MAX_LINE`` characters; a longer one is skipped to its end (read in
+    bounded pieces, never held whole) and stands as ``_TOO_LONG``."""
+    while line := fh.readline(MAX_LINE + 1):
+        if len(line) <= MAX_LINE or line.endswith("\n"):
+            yield line
+            continue
+        while (rest := fh.readline(MAX_LINE)) and not rest.endswith("\n"):
+            pass
+        yield _TOO_LONG
 
 
 def dumps_event(event: Event) -> str:

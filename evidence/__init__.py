@@ -1,5 +1,6 @@
 """Evidence store: the node's tamper-evident match record, rulings, actions and media."""
 
+from evidence.lock import TableLocked
 from evidence.store import DEFAULT_DATA_DIR, EvidenceStore, Row, StoreError
 from evidence.verify import Problem, VerifyReport
 
@@ -9,5 +10,6 @@ __all__ = [
     "Problem",
     "Row",
     "StoreError",
+    "TableLocked",
     "VerifyReport",
 ]

@@ -3,8 +3,10 @@
 Match ids are ``TABLE:N`` (the N-th ``match_start`` on that table, from 1) or just ``TABLE``
 (its latest match). The bundle holds ``record.jsonl`` (the events), ``rulings.jsonl``,
 ``actions.jsonl`` (referee actions on that table), ``chain.jsonl`` (the chained rows behind
-them, hashes included), the evidence files under ``media/`` and ``manifest.json`` with the
-sha256 of every file.
+them, hashes included), the evidence files under ``media/``, ``manifest.json`` with the
+sha256 of every file, the node's signed chain head and public key, and ``signature.json``: the
+node's Ed25519 signature over the manifest, so that no file can be dropped or edited and the
+bundle re-hashed without the node's key.
 """
 
 from __future__ import annotations
@@ -20,8 +22,16 @@ from typing import Any
 
 from evidence.chain import canonical_json, is_sha256, sha256_bytes
 from evidence.retention import _cited_seqs, _strings
+from evidence.signing import sign
 from evidence.store import EvidenceStore, Row, StoreError
-from evidence.verify import BUNDLE_FORMAT, EOCD_SIG, SEAL_PREFIX, manifest_hash
+from evidence.verify import (
+    BUNDLE_FORMAT,
+    EOCD_SIG,
+    SEAL_PREFIX,
+    SIGNATURE_FILE,
+    SIGNATURE_FORMAT,
+    manifest_hash,
+)
 
 
 @dataclass(frozen=True)
@@ -137,12 +147,20 @@ def export_bundle(
         "media_pruned": missing,
         "files": {n: {"sha256": sha256_bytes(b), "size": len(b)} for n, b in files.items()},
     }
+    head = store.signed_head()
+    key = store.signing_key()
+    manifest["head"] = head  # the node's signed end of its chain when the bundle was made
+    manifest["public_key"] = head["key"] if head else None
     manifest["manifest_sha256"] = manifest_hash(manifest)
+    signature = sign(
+        key, {"format": SIGNATURE_FORMAT, "manifest_sha256": manifest["manifest_sha256"]}
+    )
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
         for name, data in files.items():
             zf.writestr(name, data)
         zf.writestr("manifest.json", json.dumps(manifest, indent=2, sort_keys=True))
+        zf.writestr(SIGNATURE_FILE, json.dumps(signature, indent=2, sort_keys=True))
     Path(out).write_bytes(seal_zip(buf.getvalue()))
     return manifest
 

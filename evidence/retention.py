@@ -120,10 +120,13 @@ def prune(
     max_age_s: float | None = None,
     min_free_bytes: int | None = None,
     max_media_bytes: int | None = None,
+    space_budget_bytes: int | None = None,
     now: float | None = None,
 ) -> PruneResult:
     """Delete unprotected media older than ``max_age_s``, then oldest-first while the disk has
-    less than ``min_free_bytes`` free or media exceed ``max_media_bytes``."""
+    less than ``min_free_bytes`` free or media exceed ``max_media_bytes``. For free disk it
+    deletes at most ``space_budget_bytes`` (None: no cap), so a disk filled by something else
+    costs no evidence (``RetentionLoop`` gives how much the evidence itself grew)."""
     now = time.time() if now is None else now
     protected = protected_media(store)
     live = [m for m in store.media_index() if m["pruned_at"] is None]
@@ -135,11 +138,16 @@ def prune(
     rest = [m for m in candidates if m not in chosen]
     total = sum(m["size"] for m in live) - sum(m["size"] for m in chosen)
     free = shutil.disk_usage(store.media_dir).free + sum(m["size"] for m in chosen)
+    for_space = 0
     for m in rest:
         short_disk = min_free_bytes is not None and free < min_free_bytes
+        if short_disk and space_budget_bytes is not None:
+            short_disk = for_space + m["size"] <= space_budget_bytes
         too_big = max_media_bytes is not None and total > max_media_bytes
         if not (short_disk or too_big):
             break
+        if not too_big:
+            for_space += m["size"]
         chosen.append(m)
         total -= m["size"]
         free += m["size"]
@@ -173,6 +181,8 @@ class RetentionLoop:
         self.max_age_s = max_age_s
         self.min_free_bytes = min_free_bytes
         self.every_s = every_s
+        self.baseline: int | None = None  # live media bytes when the disk last had room
+        self.disk_low = False
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="retention", daemon=True)
 
@@ -185,7 +195,37 @@ class RetentionLoop:
         self._thread.join(timeout=5)
 
     def run_once(self) -> PruneResult:
-        return prune(self.store, max_age_s=self.max_age_s, min_free_bytes=self.min_free_bytes)
+        """One pass. Evidence is deleted for disk space only as far as evidence filled it:
+        at most what the media grew since the disk last had ``min_free_bytes`` free (or since
+        the loop started). A disk filled by anything else is reported loudly, never paid for
+        with evidence."""
+        live = sum(m["size"] for m in self.store.media_index() if m["pruned_at"] is None)
+        free = shutil.disk_usage(self.store.media_dir).free
+        if self.baseline is None:
+            self.baseline = live
+        budget: int | None = None
+        self.disk_low = self.min_free_bytes is not None and free < self.min_free_bytes
+        if not self.disk_low:
+            self.baseline = live
+        else:
+            budget = max(0, live - self.baseline)
+            mb = 1024 * 1024
+            log.error(
+                "DISK LOW: %s has %d MB free, under the %d MB asked for; the evidence grew %d MB "
+                "since the disk had room, so at most that is pruned: the rest of the shortage "
+                "is something else filling the disk (no evidence is deleted for it); free "
+                "space or move the data folder",
+                self.store.data_dir,
+                free // mb,
+                (self.min_free_bytes or 0) // mb,
+                budget // mb,
+            )
+        return prune(
+            self.store,
+            max_age_s=self.max_age_s,
+            min_free_bytes=self.min_free_bytes,
+            space_budget_bytes=budget,
+        )
 
     def _run(self) -> None:
         while not self._stop.is_set():

@@ -26,9 +26,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
 from engine.record import RecordError, validate_event
 from evidence.chain import GENESIS, canonical_json, link_hash, sha256_bytes, sha256_file
+from evidence.lock import TableLock
 from evidence.schema import DB_NAME, MEDIA_DIR, SCHEMA
+from evidence.signing import load_or_create_key, read_head, sign_head, write_head
 
 log = logging.getLogger(__name__)
 
@@ -103,6 +107,8 @@ class EvidenceStore:
         self._db.execute("PRAGMA busy_timeout=10000")
         self._db.executescript(SCHEMA)
         self.rejected = 0  # writes refused (bad input), for the health page
+        self._table_locks: dict[str, TableLock] = {}
+        self._signer: Ed25519PrivateKey | None = None  # made on the first write
 
     @staticmethod
     def exists(data_dir: str | os.PathLike[str]) -> bool:
@@ -114,6 +120,20 @@ class EvidenceStore:
     def close(self) -> None:
         with self._lock:
             self._db.close()
+            for lock in self._table_locks.values():
+                lock.release()
+            self._table_locks.clear()
+
+    def lock_table(self, table: str) -> None:
+        """Become the one node recording ``table`` in this data folder, until ``close``.
+
+        Raises ``TableLocked`` naming the holder (pid, host, since) when another live process
+        has it; a killed holder's lock is gone with it. Every table node takes this before it
+        reads or writes the table's record (``tablescan.store_hooks``)."""
+        _check_table(table)
+        with self._lock:
+            if table not in self._table_locks:
+                self._table_locks[table] = TableLock(self.data_dir, table).acquire()
 
     def __enter__(self) -> EvidenceStore:
         return self
@@ -132,6 +152,32 @@ class EvidenceStore:
                 self._db.execute("ROLLBACK")
                 raise
             self._db.execute("COMMIT")
+            self._publish_head()
+
+    def _publish_head(self) -> None:
+        """Sign the chain's new end (last row id and hash) into ``DATA/head.json``, after
+        the rows are durable: a signed head never names a row that could still be lost."""
+        row = self._db.execute("SELECT id, hash FROM chain ORDER BY id DESC LIMIT 1").fetchone()
+        if row is None:
+            return
+        if self._signer is None:
+            self._signer = load_or_create_key(self.data_dir)
+        write_head(self.data_dir, sign_head(self._signer, int(row[0]), str(row[1])))
+
+    def signed_head(self) -> dict[str, Any] | None:
+        """The latest signed head (what bundles carry), signing the current end if needed."""
+        with self._lock:
+            head = read_head(self.data_dir)
+            tip = self._db.execute("SELECT id, hash FROM chain ORDER BY id DESC LIMIT 1").fetchone()
+            if tip is not None and (head is None or head.get("rows") != tip[0]):
+                self._publish_head()
+                head = read_head(self.data_dir)
+            return head
+
+    def signing_key(self) -> Ed25519PrivateKey:
+        if self._signer is None:
+            self._signer = load_or_create_key(self.data_dir)
+        return self._signer
 
     def _tip(self) -> str:
         row = self._db.execute("SELECT hash FROM chain ORDER BY id DESC LIMIT 1").fetchone()

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import struct
+import time
 import zipfile
 import zlib
 from dataclasses import dataclass, field
@@ -19,8 +20,18 @@ from typing import Any
 
 from evidence.chain import GENESIS, canonical_json, link_hash, sha256_bytes, sha256_file
 from evidence.schema import DB_NAME, MEDIA_DIR
+from evidence.signing import (
+    HEAD_NAME,
+    SignatureError,
+    check,
+    key_id,
+    node_public_key,
+    read_head,
+)
 
 BUNDLE_FORMAT = "tablescan-bundle/1"
+SIGNATURE_FILE = "signature.json"
+SIGNATURE_FORMAT = "tablescan-bundle-signature/1"
 EOCD_SIG = b"PK\x05\x06"
 SEAL_PREFIX = b"tablescan-sha256:"
 
@@ -41,6 +52,8 @@ class VerifyReport:
     media_checked: int = 0
     media_pruned: int = 0
     problems: list[Problem] = field(default_factory=list)
+    signed_rows: int | None = None  # the rows the node's signed head covers
+    key: str | None = None  # the signing node's public key (hex)
 
     @property
     def ok(self) -> bool:
@@ -55,6 +68,8 @@ class VerifyReport:
             f"{self.source}: {self.rows} chained rows, {self.media_checked} media files checked,"
             f" {self.media_pruned} pruned by retention"
         )
+        if self.key:
+            head += f", signed to row {self.signed_rows} by node key {key_id(self.key)}"
         if self.ok:
             return head + ": OK"
         lines = [head + f": {len(self.problems)} problem(s); first broken link:"]
@@ -103,25 +118,44 @@ def check_rows(
 
 
 def verify_store(data_dir: str | Path) -> VerifyReport:
-    """Check a node's store: the whole chain, then every registered media file."""
+    """Check a node's store: SQLite's own integrity check, the whole chain, that it ends where
+    the node last signed it, the media index against the chain, then every media file. A
+    damaged file gives a verdict naming it, never a crash."""
     data_dir = Path(data_dir)
     report = VerifyReport(source=str(data_dir))
+    try:
+        _verify_store(data_dir, report)
+    except Exception as e:  # any damage that stops reading is a broken store, never a crash
+        report.problems.append(Problem(str(data_dir), f"unreadable ({type(e).__name__}: {e})"))
+    return report
+
+
+def _verify_store(data_dir: Path, report: VerifyReport) -> None:
     db_path = data_dir / DB_NAME
     if not db_path.exists():
         report.problems.append(Problem(str(db_path), "no evidence database here"))
-        return report
+        return
     try:
         db = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
         try:
+            integrity = [str(r[0]) for r in db.execute("PRAGMA integrity_check").fetchall()]
+            if integrity != ["ok"]:
+                for line in integrity[:5]:
+                    report.problems.append(Problem(str(db_path), f"integrity check: {line}"))
             rows = db.execute(
                 "SELECT id, kind, table_id, seq, body, prev, hash FROM chain ORDER BY id"
             ).fetchall()
+            index = db.execute("SELECT sha256, relpath, pruned_at FROM media").fetchall()
         finally:
             db.close()
     except sqlite3.DatabaseError as e:
         report.problems.append(Problem(str(db_path), f"database unreadable ({e})"))
-        return report
+        return
     found = check_rows(rows, report, linked=True)
+    if rows and rows[0][0] != 1:
+        report.problems.append(Problem(f"row {rows[0][0]}", "the rows before it are missing"))
+    _check_head(data_dir, rows, report)
+    _check_index(index, found, report)
     media_dir = data_dir / MEDIA_DIR
     for sha, rel in found["media"].items():
         path = media_dir / rel
@@ -134,7 +168,84 @@ def verify_store(data_dir: str | Path) -> VerifyReport:
         report.media_checked += 1
         if sha256_file(path) != sha:
             report.problems.append(Problem(f"media {rel}", "content altered (sha256 differs)"))
-    return report
+
+
+def _check_head(data_dir: Path, rows: list[Any], report: VerifyReport) -> None:
+    """The chain must reach the row the node last signed, with the hash it signed."""
+    where = str(data_dir / HEAD_NAME)
+    try:
+        head = read_head(data_dir)
+    except (OSError, ValueError) as e:
+        report.problems.append(Problem(where, f"signed head unreadable ({e})"))
+        return
+    if head is None:
+        if rows:
+            report.problems.append(
+                Problem(where, "missing: no signed head, the end of the chain cannot be proven")
+            )
+        return
+    try:
+        check(head)
+    except SignatureError as e:
+        report.problems.append(Problem(where, f"signed head forged or damaged: {e}"))
+        return
+    own = node_public_key(data_dir)
+    if own is not None and head.get("key") != own:
+        report.problems.append(Problem(where, "signed by a key that is not this node's"))
+    report.signed_rows, report.key = head.get("rows"), str(head.get("key"))
+    _check_against_head(head, {int(r[0]): str(r[6]) for r in rows}, report, "store")
+
+
+def _check_against_head(
+    head: dict[str, Any], hashes: dict[int, str], report: VerifyReport, what: str
+) -> None:
+    signed = head.get("rows")
+    if not isinstance(signed, int):
+        report.problems.append(Problem("signed head", "no row count"))
+        return
+    last = max(hashes, default=0)
+    when = head.get("at")
+    at = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(when)) if _number(when) else "?"
+    if what == "store" and last < signed:
+        report.problems.append(
+            Problem(
+                f"rows {last + 1}..{signed}",
+                f"tail missing: the node signed {signed} rows at {at}, the {what} ends at "
+                f"row {last}",
+            )
+        )
+    elif signed in hashes and hashes[signed] != head.get("tip"):
+        report.problems.append(
+            Problem(
+                f"row {signed}",
+                f"chain rewritten: its hash differs from the one the node signed at {at}",
+            )
+        )
+    elif what == "bundle" and last > signed:
+        report.problems.append(Problem(f"row {last}", "after the signed head it carries"))
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _check_index(index: list[Any], found: dict[str, Any], report: VerifyReport) -> None:
+    """The media index (what the dashboard serves and retention prunes) must agree with the
+    chain: every file it lists was chained there, and only chained prunes are marked pruned."""
+    chained: dict[str, str] = found["media"]
+    listed = set()
+    for sha, rel, pruned_at in index:
+        listed.add(sha)
+        if chained.get(sha) != rel:
+            report.problems.append(
+                Problem(f"media index {sha[:12]}", "not registered in the chain")
+            )
+        elif pruned_at is not None and sha not in found["pruned"]:
+            report.problems.append(
+                Problem(f"media index {sha[:12]}", "marked pruned without a chained prune notice")
+            )
+    for sha in sorted(set(chained) - listed):
+        report.problems.append(Problem(f"media {chained[sha]}", "chained but not in the index"))
 
 
 def manifest_hash(manifest: dict[str, Any]) -> str:
@@ -173,6 +284,34 @@ def _check_seal(raw: bytes, report: VerifyReport) -> None:
         report.problems.append(Problem("zip seal", "bytes altered (sha256 in the comment differs)"))
 
 
+def _check_bundle_signature(
+    manifest: dict[str, Any], raw: bytes | None, report: VerifyReport
+) -> None:
+    """The node signed the manifest (so every file hash in it) and its chain head with one key,
+    which the manifest names."""
+    if raw is None:
+        report.problems.append(Problem(SIGNATURE_FILE, "missing: the bundle is not signed"))
+        return
+    public = manifest.get("public_key")
+    try:
+        signature = check(json.loads(raw))
+        if signature.get("manifest_sha256") != manifest.get("manifest_sha256"):
+            raise SignatureError("it signs another manifest")
+        if signature.get("key") != public:
+            raise SignatureError("signed by another key than the manifest names")
+    except (SignatureError, ValueError) as e:
+        report.problems.append(Problem(SIGNATURE_FILE, f"bundle signature invalid: {e}"))
+        return
+    try:
+        head = check(manifest.get("head"))
+        if head.get("key") != public:
+            raise SignatureError("signed by another key")
+    except SignatureError as e:
+        report.problems.append(Problem("manifest.json head", f"signed head invalid: {e}"))
+        return
+    report.key, report.signed_rows = str(public), head.get("rows")
+
+
 def _verify_zip(zf: zipfile.ZipFile, report: VerifyReport) -> None:
     contents: dict[str, bytes] = {}
     for info in zf.infolist():
@@ -185,6 +324,7 @@ def _verify_zip(zf: zipfile.ZipFile, report: VerifyReport) -> None:
         report.problems.append(Problem("manifest.json", f"unknown format {manifest.get('format')}"))
     if manifest.get("manifest_sha256") != manifest_hash(manifest):
         report.problems.append(Problem("manifest.json", "manifest altered (self-hash differs)"))
+    _check_bundle_signature(manifest, contents.pop(SIGNATURE_FILE, None), report)
     listed: dict[str, dict[str, Any]] = manifest.get("files", {})
     for name in sorted(set(contents) - set(listed)):
         report.problems.append(Problem(name, "file not in the manifest"))
@@ -202,6 +342,9 @@ def _verify_zip(zf: zipfile.ZipFile, report: VerifyReport) -> None:
         except (ValueError, KeyError) as e:
             report.problems.append(Problem(f"chain.jsonl line {n}", f"unreadable ({e})"))
     check_rows(rows, report, linked=False)
+    head = manifest.get("head")
+    if isinstance(head, dict) and report.key is not None:
+        _check_against_head(head, {int(r[0]): str(r[6]) for r in rows}, report, "bundle")
     bodies: dict[str, list[Any]] = {"event": [], "ruling": [], "action": []}
     for row in rows:
         if row[1] in bodies:

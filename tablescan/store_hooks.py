@@ -16,6 +16,8 @@ from evidence.store import EvidenceStore
 
 
 def store_hooks(store: EvidenceStore, table: str) -> dict[str, Callable[..., Any]]:
+    store.lock_table(table)  # one node per table and data folder (raises TableLocked)
+
     def on_event(event: dict[str, Any]) -> None:
         store.append_event(table, event)
 

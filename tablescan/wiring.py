@@ -339,7 +339,12 @@ class TableApp:
         finished one is never resumed or written into)."""
         if self.data is None:
             return
-        hooks, closers, self.store = store_wiring(self.data, self.cfg)
+        from evidence.lock import TableLocked
+
+        try:
+            hooks, closers, self.store = store_wiring(self.data, self.cfg)
+        except TableLocked as e:  # another node records this table here: never interleave
+            raise StartError(str(e)) from None
         self._closers += closers
         self._listeners.append(hooks)
         self.stored = self.store.events(self.cfg.table_id)

@@ -7,6 +7,8 @@ naming the file and the key, so a bad sheet never reaches a referee.
 
 from __future__ import annotations
 
+import os
+import stat
 import tomllib
 from collections.abc import Mapping
 from dataclasses import fields
@@ -29,6 +31,7 @@ from engine.tractor.rule_parts import (
     profile_ids,
 )
 
+MAX_PROFILE_BYTES = 256 * 1024  # a rule sheet is a few kB; /dev/zero is not a profile
 SCHEMA: dict[str, dict[str, type | tuple[type, ...]]] = {
     "": {"id": str, "name": str, "source": str, "inherits": str, "notes": str},
     "cards": {"decks": int, "hand": int, "bottom": int},
@@ -132,9 +135,20 @@ def _path_for(profile: str | Path) -> Path:
 def _read(path: Path) -> dict[str, Any]:
     try:
         with path.open("rb") as fh:
-            return tomllib.load(fh)
+            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+                raise ProfileError(f"{path}: not a regular file")
+            data = fh.read(MAX_PROFILE_BYTES + 1)
+        if len(data) > MAX_PROFILE_BYTES:
+            raise ProfileError(f"{path}: over {MAX_PROFILE_BYTES // 1024} KiB, not a profile")
+        return tomllib.loads(data.decode("utf-8"))
     except FileNotFoundError:
         raise ProfileError(f"{path}: no such profile file") from None
+    except IsADirectoryError:
+        raise ProfileError(f"{path}: a directory, not a profile file") from None
+    except UnicodeDecodeError as e:
+        raise ProfileError(f"{path}: not UTF-8 text ({e.reason})") from None
+    except OSError as e:
+        raise ProfileError(f"{path}: cannot read ({e.strerror or e})") from None
     except tomllib.TOMLDecodeError as e:
         raise ProfileError(f"{path}: not valid TOML: {e}") from None
 

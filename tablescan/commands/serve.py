@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import atexit
+import contextlib
 import logging
 import secrets
 import shutil
@@ -30,9 +31,25 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--demo", action="store_true", help="play simulated matches live")
     p.add_argument("--demo-tables", type=int, default=2)
     p.add_argument("--demo-pace", type=float, default=1.0, help="seconds between demo events")
-    p.add_argument("--overlay-delay", type=float, default=0.0, help="default broadcast delay (s)")
-    p.add_argument("--overlay-min-delay", type=float, default=0.0, help="smallest delay allowed")
-    p.add_argument("--threads", type=int, default=48, help="server threads (each SSE holds one)")
+    p.add_argument(
+        "--overlay-min-delay",
+        type=float,
+        default=None,
+        help="broadcast delay floor in seconds: no overlay link shows a play sooner "
+        "(default 30, dashboard.overlay.MIN_DELAY_S; 0 turns the floor off)",
+    )
+    p.add_argument(
+        "--overlay-delay",
+        type=float,
+        default=None,
+        help="delay of a link that asks for none (default: the floor)",
+    )
+    p.add_argument(
+        "--threads",
+        type=int,
+        default=48,
+        help="server threads (each SSE stream holds one; 8 are always kept for pages)",
+    )
     p.add_argument(
         "--keep-days", type=float, default=30.0, help="delete unreferenced evidence older (30)"
     )
@@ -46,19 +63,26 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def run(args: argparse.Namespace) -> int:
-    import waitress
-
     from dashboard.app import create_app
+    from dashboard.overlay import MIN_DELAY_S
+    from dashboard.serving import make_server
     from dashboard.users import UserStore
 
+    floor = MIN_DELAY_S if args.overlay_min_delay is None else args.overlay_min_delay
+    if not (floor >= 0 and floor < float("inf")):
+        print(
+            f"tablescan serve: --overlay-min-delay {floor}: expected seconds >= 0", file=sys.stderr
+        )
+        return 2
     data = args.data or DEFAULT_DATA_DIR
     if args.demo and not args.data:  # a throw-away store, removed when the server stops
         data = tempfile.mkdtemp(prefix="tablescan-demo-")
         atexit.register(shutil.rmtree, data, True)
         signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-    app = create_app(
-        data, OVERLAY_DELAY_S=args.overlay_delay, OVERLAY_MIN_DELAY_S=args.overlay_min_delay
-    )
+    if floor < MIN_DELAY_S:
+        log.warning("overlay delay floor is %g s (below the default %g s)", floor, MIN_DELAY_S)
+    default = floor if args.overlay_delay is None else max(floor, args.overlay_delay)
+    app = create_app(data, OVERLAY_DELAY_S=default, OVERLAY_MIN_DELAY_S=floor)
     from evidence.retention import RetentionLoop
 
     RetentionLoop(
@@ -80,9 +104,13 @@ def run(args: argparse.Namespace) -> int:
         token = users.new_overlay_token(demos[0].table, by="demo")
         print(f"demo data in {data}")
         print(f"log in at {url}/login as  demo / {password}")
-        print(f"overlay: {url}/overlay/{demos[0].table}?token={token}")
+        print(
+            f"overlay ({floor:g} s broadcast delay): {url}/overlay/{demos[0].table}?token={token}"
+        )
     elif not UserStore(data).names():
         print(f"no users yet: add one with  tablescan user add NAME --role head --data {data}")
+    server = make_server(app, host=args.host, port=args.port, threads=args.threads)
     print(f"serving the dashboard on {url} (data: {data})", flush=True)
-    waitress.serve(app, host=args.host, port=args.port, threads=args.threads, ident="tablescan")
+    with contextlib.suppress(KeyboardInterrupt):
+        server.run()
     return 0

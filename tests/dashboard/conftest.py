@@ -68,7 +68,7 @@ def hub(store: EvidenceStore, clock: Clock) -> Hub:
 
 @pytest.fixture
 def app(data: Path, hub: Hub) -> Flask:
-    return create_app(data, hub=hub, start_hub=False, SSE_PING_S=0.2)
+    return create_app(data, hub=hub, start_hub=False, SSE_PING_S=0.2, OVERLAY_MIN_DELAY_S=0.0)
 
 
 def feed(hub: Hub, table: str, events: list[dict[str, Any]], clock: Clock | None = None) -> None:

@@ -44,7 +44,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     live.put_frame("t1", render_frame("live frame", ["AS", "KH"]))
     live.put_health("t1", {"fps": 14.8, "model_ms": 41.5, "queue": 2, "serial": {"state": "up"}})
     hub = Hub(store, poll_s=0.02)
-    app = create_app(data, hub=hub, SSE_PING_S=2.0)
+    app = create_app(data, hub=hub, SSE_PING_S=2.0, OVERLAY_MIN_DELAY_S=0.0)
     server = LiveServer(app)
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     with sync_playwright() as pw:

@@ -119,7 +119,9 @@ def test_wrong_password_and_lockout(live: Flask) -> None:
         data={"username": "ref1", "password": PASSWORD, "csrf_token": token},
         headers={"Accept-Language": "en"},
     )
-    assert resp.status_code == 401 and "Too many failed attempts" in resp.get_data(as_text=True)
+    # the sixth try, even with the right password, waits out a back-off (1 s, then 2, 4 ...)
+    assert resp.status_code == 429 and "Too many failed attempts" in resp.get_data(as_text=True)
+    assert resp.headers["Retry-After"] == "1"
     assert client.get("/api/tables").status_code == 401
 
 

@@ -16,6 +16,7 @@ import sys
 import time
 from collections.abc import Sequence
 
+from evidence.lock import TableLocked
 from evidence.store import DEFAULT_DATA_DIR, EvidenceStore
 
 
@@ -27,6 +28,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--delay", type=float, default=0.0, help="seconds between events")
     args = p.parse_args(argv)
     store = EvidenceStore(args.data)
+    try:
+        store.lock_table(args.table)  # a table node's writer: one per table and folder
+    except TableLocked as e:
+        print(f"writer: {e}", file=sys.stderr)
+        return 2
     resumed_from = store.last_seq(args.table)
     print(f"resume {resumed_from}", flush=True)
     with open(args.record, encoding="utf-8") as f:
