@@ -28,14 +28,22 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--model", default=None)
     ap.add_argument("--limits", default="32,40,56", help="tile_max_h values to try")
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--designs", default="", help="comma-separated training designs (default all)")
     args = ap.parse_args(argv)
-    decks, usable = usable_decks("train")
+    decks, usable = usable_decks("train", tuple(n for n in args.designs.split(",") if n))
     model = args.model or DEFAULT_MODEL
     configs = {"tiles 1": CardDetector(model, threads=args.threads)}
     for lim in (float(v) for v in args.limits.split(",")):
         configs[f"tiles 2, max_h {lim:g}"] = CardDetector(
             model, tiles=2, tile_max_h=lim, threads=args.threads
         )
+    last = float(args.limits.split(",")[-1])
+    configs["  ungated"] = CardDetector(
+        model, tiles=2, tile_max_h=last, tile_gate=False, threads=args.threads
+    )
+    configs["  + backs"] = CardDetector(
+        model, tiles=2, tile_max_h=last, tile_backs=True, threads=args.threads
+    )
     tallies = {k: Tally() for k in configs}
     ms: dict[str, list[float]] = {k: [] for k in configs}
     bar = Progress(args.scenes, "training-design scenes")

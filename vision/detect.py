@@ -125,16 +125,18 @@ class IndexPeak:
     heat: float
 
 
-def index_crop_matrix(peak: IndexPeak) -> np.ndarray:
-    """2×3 affine map from full-frame pixels to the classifier's CROP_W×CROP_H window."""
+def index_crop_matrix(peak: IndexPeak, size: tuple[int, int] | None = None) -> np.ndarray:
+    """2×3 affine map from full-frame pixels to the classifier's window (``size`` = (w, h),
+    by default CROP_W×CROP_H)."""
+    crop_w, crop_h = size or (CROP_W, CROP_H)
     dx, dy = peak.down
     rx, ry = dy, -dx  # the index's "right": (0, 1) down → (1, 0) right
     h = peak.height
     # corner of the card = anchor - (ANCHOR_X * r + ANCHOR_Y * d) * h
     ox = peak.x - (ANCHOR_X * rx + ANCHOR_Y * dx) * h
     oy = peak.y - (ANCHOR_X * ry + ANCHOR_Y * dy) * h
-    sx = CROP_W / ((CROP_X1 - CROP_X0) * h)
-    sy = CROP_H / ((CROP_Y1 - CROP_Y0) * h)
+    sx = crop_w / ((CROP_X1 - CROP_X0) * h)
+    sy = crop_h / ((CROP_Y1 - CROP_Y0) * h)
     # crop (u, v) = (s_x * (r·(p - o) - X0 h), s_y * (d·(p - o) - Y0 h))
     return np.array(
         [
@@ -146,25 +148,31 @@ def index_crop_matrix(peak: IndexPeak) -> np.ndarray:
 
 
 def crop_index(
-    bgr: np.ndarray, peak: IndexPeak, pyramid: list[np.ndarray] | None = None
+    bgr: np.ndarray,
+    peak: IndexPeak,
+    pyramid: list[np.ndarray] | None = None,
+    size: tuple[int, int] | None = None,
 ) -> np.ndarray:
-    """The classifier's upright CROP_W×CROP_H view of one index corner (training uses it too).
+    """The classifier's upright view of one index corner, ``size`` = (w, h) pixels (by
+    default CROP_W×CROP_H, read when called: a training run for a larger classifier sets
+    them); training uses it too.
 
     Big cards are read from a half-resolution copy (kept in ``pyramid`` across calls) so
     the warp does not alias."""
+    size = size or (CROP_W, CROP_H)
     levels = pyramid if pyramid is not None else []
     if not levels:
         levels.append(bgr)
     p, lvl = peak, 0
-    while p.height > 2.5 * CROP_H / (CROP_Y1 - CROP_Y0) and min(levels[lvl].shape[:2]) > 64:
+    while p.height > 2.5 * size[1] / (CROP_Y1 - CROP_Y0) and min(levels[lvl].shape[:2]) > 64:
         if len(levels) <= lvl + 1:
             levels.append(cv2.pyrDown(levels[lvl]))
         lvl += 1
         p = IndexPeak(p.x / 2, p.y / 2, p.down, p.height / 2, p.centre, p.heat)
     out: np.ndarray = cv2.warpAffine(
         levels[lvl],
-        index_crop_matrix(p),
-        (CROP_W, CROP_H),
+        index_crop_matrix(p, size),
+        size,
         flags=cv2.INTER_LINEAR,
         borderMode=cv2.BORDER_REPLICATE,
     )
@@ -367,6 +375,15 @@ def _thresholds_of(session: object) -> Thresholds:
     return replace(base, **vals)  # type: ignore[arg-type]
 
 
+def _crop_size_of(session: object) -> tuple[int, int]:
+    """The classifier input (w, h) the model was exported with (40×28 up to v2)."""
+    crops = next(i for i in session.get_inputs() if i.name == "crops")  # type: ignore[attr-defined]
+    h, w = crops.shape[2:4]
+    if isinstance(h, int) and isinstance(w, int):
+        return w, h
+    return CROP_W, CROP_H
+
+
 class ModelError(RuntimeError):
     """The ONNX model file is missing or is not a card model."""
 
@@ -381,13 +398,16 @@ class CardDetector:
         *,
         tiles: int = DEFAULT_TILES,
         tile_max_h: float = TILE_MAX_H,
+        tile_gate: bool = True,
+        tile_backs: bool = False,
         threads: int | None = None,
     ) -> None:
         """``tiles``: the localiser also sees the frame as ``tiles``×``tiles`` overlapping
         tiles, each at its full input size (small cards seen at that many times the
         scale; 1: the whole frame only), for cards under ``tile_max_h`` pixels tall in the
-        whole frame's localiser input. ``threads``: onnxruntime's threads (None: its
-        default, every core)."""
+        whole frame's localiser input, and (``tile_gate``) only on frames where the whole
+        view sees such a card; ``tile_backs``: face-down cards from tiles too.
+        ``threads``: onnxruntime's threads (None: its default, every core)."""
         import onnxruntime as ort
 
         path = Path(model_path)
@@ -396,6 +416,7 @@ class CardDetector:
         if not 1 <= tiles <= 4:
             raise ValueError(f"tiles {tiles}: expected 1..4")
         self.tiles, self.tile_max_h = tiles, tile_max_h
+        self.tile_gate, self.tile_backs = tile_gate, tile_backs
         opts = ort.SessionOptions()
         opts.log_severity_level = 3
         if threads is not None:
@@ -411,8 +432,9 @@ class CardDetector:
         if names != {"image", "crops"}:
             raise ModelError(f"model {path}: inputs {sorted(names)}, expected image and crops")
         self.thresholds = thresholds or _thresholds_of(self._session)
+        self.crop_size = _crop_size_of(self._session)
         self._dummy_image = np.zeros((1, 3, LOC_PAD, LOC_PAD), np.float32)
-        self._dummy_crops = np.zeros((1, 3, CROP_H, CROP_W), np.float32)
+        self._dummy_crops = np.zeros((1, 3, self.crop_size[1], self.crop_size[0]), np.float32)
 
     def localise(self, bgr: np.ndarray) -> tuple[np.ndarray, float]:
         """Raw localiser output (14×h×w) for a frame and the frame→input scale."""
@@ -429,7 +451,7 @@ class CardDetector:
         pyramid: list[np.ndarray] = []
         crops = np.stack(
             [
-                crop_index(bgr, replace(p, height=p.height * k), pyramid)
+                crop_index(bgr, replace(p, height=p.height * k), pyramid, self.crop_size)
                 for k in TTA_SCALES
                 for p in peaks
             ]
@@ -480,10 +502,11 @@ class CardDetector:
         only; a corner or back seen by two views is kept once (the stronger)."""
         loc, s = self.localise(bgr)
         peaks, backs = decode_indices(loc, s, t), decode_backs(loc, s, t)
-        if self.tiles > 1:
-            # tiles answer for the cards the whole view sees too small; bigger ones come out
-            # of a tile larger than the localiser was trained on (sizes and peaks astray)
-            small = self.tile_max_h / s
+        # tiles answer for the cards the whole view sees too small; bigger ones come out of
+        # a tile larger than the localiser was trained on (sizes and peaks astray). They
+        # run only where the whole view sees small cards at all (a close-up never pays)
+        small = self.tile_max_h / s
+        if self.tiles > 1 and (not self.tile_gate or _sees_small(loc, s, t, small)):
             h, w = bgr.shape[:2]
             for tile in tile_boxes(w, h, self.tiles):
                 x0, y0, x1, y1 = tile.box
@@ -492,12 +515,19 @@ class CardDetector:
                     q = _shift_peak(p, x0, y0)
                     if q.height < small and tile.owns(q.x, q.y):
                         peaks.append(q)
-                for d in decode_backs(loc, ts, t):
+                for d in decode_backs(loc, ts, t) if self.tile_backs else ():
                     quad = tuple((x + x0, y + y0) for x, y in d.quad)
                     if _height(quad) < small and tile.owns(*_centre(quad)):
                         backs.append(replace(d, quad=quad))
             backs = merge_backs(backs)
         return suppress_duplicates(peaks, t.dup_radius), backs
+
+
+def _sees_small(loc: np.ndarray, scale: float, t: Thresholds, small: float) -> bool:
+    """Whether the whole view holds an index corner (at half the heat threshold) of a card
+    under ``small`` pixels tall: the sign that tiles are worth their time."""
+    weak = replace(t, index_heat=t.index_heat / 2, max_peaks=64)
+    return any(p.height < small for p in decode_indices(loc, scale, weak))
 
 
 def _shift_peak(p: IndexPeak, dx: float, dy: float) -> IndexPeak:

@@ -181,11 +181,21 @@ def scene_truth(scene: Scene) -> tuple[Counter[str], Counter[str], tuple[int, in
 
 
 def eval_holdout(
-    det: CardDetector, n: int, confusion: np.ndarray, designs: dict[str, Tally] | None = None
+    det: CardDetector,
+    n: int,
+    confusion: np.ndarray,
+    designs: dict[str, Tally] | None = None,
+    renders: Path | None = None,
 ) -> tuple[Tally, list[np.ndarray]]:
     """Held-out deck designs, composed with a fixed seed; fills the classifier confusion and,
-    per design, ``designs`` (scenes drawn from one design only: most of them)."""
-    decks, usable = usable_decks("eval")
+    per design, ``designs`` (scenes drawn from one design only: most of them). ``renders``:
+    a packed ``eval`` split (``models/pack_renders.py``) for a machine without the decks."""
+    if renders is not None:
+        from models.pack_renders import load_pack
+
+        decks, usable = load_pack(renders, "eval")
+    else:
+        decks, usable = usable_decks("eval")
     tally = Tally()
     frames: list[np.ndarray] = []
     bar = Progress(n, "holdout scenes")
@@ -330,6 +340,12 @@ def main(argv: list[str] | None = None) -> int:
         "--tiles", type=int, default=None, help="CardDetector tiles (default: the detector's)"
     )
     ap.add_argument("--threads", type=int, default=None, help="onnxruntime threads")
+    ap.add_argument(
+        "--renders",
+        type=Path,
+        default=None,
+        help="held-out designs from this packed eval split (no decks or rsvg-convert here)",
+    )
     ap.add_argument("--out", type=Path, default=OUT_DEFAULT, help="folder for JSON and PNG")
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
@@ -342,7 +358,7 @@ def main(argv: list[str] | None = None) -> int:
     rows: dict[str, dict[str, float]] = {}
     tallies: dict[str, Tally] = {}
     designs: dict[str, Tally] = {}
-    hold, frames = eval_holdout(det, args.holdout_scenes, confusion, designs)
+    hold, frames = eval_holdout(det, args.holdout_scenes, confusion, designs, args.renders)
     tallies["holdout"] = hold
     if (args.real / "images").is_dir():
         tallies["real_all"], tallies["real_win"] = eval_real(
