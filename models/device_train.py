@@ -38,7 +38,13 @@ def _set_crop(crop: tuple[int, int]) -> None:
     D.CROP_W, D.CROP_H = crop
 
 
-def _worker_init(pack: str, crop: tuple[int, int], scene_cfg: dict[str, Any]) -> None:
+def _worker_init(
+    pack: str,
+    crop: tuple[int, int],
+    scene_cfg: dict[str, Any],
+    enrolled: str | None = None,
+    share: float = 0.0,
+) -> None:
     import cv2
 
     from models.pack_renders import load_pack
@@ -47,7 +53,11 @@ def _worker_init(pack: str, crop: tuple[int, int], scene_cfg: dict[str, Any]) ->
     cv2.setNumThreads(1)
     _set_crop(crop)
     decks, usable = load_pack(Path(pack), "train")
-    _W.update(decks=decks, usable=usable, cfg=SceneConfig(**scene_cfg))
+    own: list[Any] = []
+    if enrolled:
+        own, more = load_pack(Path(enrolled), "enrolled")
+        usable = usable | more
+    _W.update(decks=decks, own=own, share=share, usable=usable, cfg=SceneConfig(**scene_cfg))
 
 
 def _scene_job(args: tuple[int, int, int]) -> tuple[list[tuple[np.ndarray, ...]], Any, Any]:
@@ -60,7 +70,10 @@ def _scene_job(args: tuple[int, int, int]) -> tuple[list[tuple[np.ndarray, ...]]
 
     seed, i, n_proc = args
     rng = np.random.default_rng([seed, i])
-    scene = compose_scene(rng, _W["decks"], _W["usable"], _W["cfg"])
+    # an enrolled deck's own faces in ``share`` of the scenes, the training designs in the
+    # rest (generic replay: nothing else is forgotten)
+    decks = _W["own"] if _W["own"] and rng.random() < _W["share"] else _W["decks"]
+    scene = compose_scene(rng, decks, _W["usable"], _W["cfg"])
     lab = scene.to_json()
     locs = [loc_sample(scene.image, lab, rng) for _ in range(2)]
     crops, ys = index_crops(scene.image, lab, rng)
@@ -130,13 +143,11 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
     cfg = {"width": 1280, "height": 720}
     ctx = mp.get_context("spawn" if args.workers > 0 else "fork")
     jobs = ((args.seed, i, args.procedural) for i in range(10**9))
-    pool = (
-        ctx.Pool(args.workers, _worker_init, (str(args.renders), crop, cfg))
-        if args.workers
-        else None
-    )
+    enrolled = str(args.enrolled) if args.enrolled else None
+    init_args = (str(args.renders), crop, cfg, enrolled, args.enrolled_share)
+    pool = ctx.Pool(args.workers, _worker_init, init_args) if args.workers else None
     if pool is None:
-        _worker_init(str(args.renders), crop, cfg)
+        _worker_init(*init_args)
         results: Any = map(_scene_job, jobs)
     else:
         results = pool.imap_unordered(_scene_job, jobs, chunksize=1)
@@ -292,6 +303,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--holdout-scenes", type=int, default=100)
     ap.add_argument("--real", type=Path, default=None, help="real photos for vision.eval")
     ap.add_argument("--seed", type=int, default=3)
+    ap.add_argument("--enrolled", type=Path, default=None, help="a deck enrolled by tablescan deck")
+    ap.add_argument("--enrolled-share", type=float, default=0.5, help="its share of the scenes")
+    ap.add_argument("--no-eval", action="store_true", help="export only (enrollment)")
     ap.add_argument("--dry-run", action="store_true", help="toy sizes on the CPU, seconds")
     args = ap.parse_args(argv)
     import torch
@@ -328,6 +342,9 @@ def main(argv: list[str] | None = None) -> int:
     stats["train_wall_s"] = round(time.monotonic() - args.t0, 1)
     (args.out / "train_stats.json").write_text(json.dumps(stats, indent=1))
     print(f"trained: {json.dumps({k: v for k, v in stats.items() if 'loss' not in k})}")
+    if args.no_eval:
+        print(f"total wall {time.monotonic() - args.t0:.1f}s")
+        return 0
     from vision import eval as E
 
     common = ["--renders", str(args.eval_renders), "--holdout-scenes", str(args.holdout_scenes)]

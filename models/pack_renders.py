@@ -149,7 +149,10 @@ def load_pack(path: Path, split: str) -> tuple[list[DeckInfo], dict[str, list[st
             f = tar.extractfile("fonts.npz")
             if f is not None:
                 _load_fonts(f.read())
-    return [d for d in decks if sum(c != BACK for c in usable[d.name]) >= 20], usable
+    # a design with few faces that render well is left out, as by the generator; an
+    # enrolled deck is the tournament's own and always kept
+    keep = [d for d in decks if split == "enrolled" or sum(c != BACK for c in usable[d.name]) >= 20]
+    return keep, usable
 
 
 def _load_fonts(blob: bytes) -> None:

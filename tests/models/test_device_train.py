@@ -15,9 +15,11 @@ import pytest
 
 torch = pytest.importorskip("torch", reason="the train extra (torch) is not installed")
 
+from models.enroll import cut_scans, write_enrolled  # noqa: E402
 from models.from_onnx import nets_from_onnx, resize_cls  # noqa: E402
 from models.pack_renders import pack, save_init  # noqa: E402
 from vision.detect import DEFAULT_MODEL, CardDetector, crop_index  # noqa: E402
+from vision.synth.decks import CARD_NAMES, all_decks, render_card  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "vision" / "fixtures"
@@ -60,6 +62,12 @@ def test_train_on_device_dry_run_trains_exports_and_evaluates(tmp_path: Path) ->
     pack("train", pk / "renders-train.tar", only=("gnome/anglo",), cards=21)
     pack("eval", pk / "renders-eval.tar", only=("gnome/tango",), cards=20)
     save_init(DEFAULT_MODEL, pk / "init.pt")
+    scans = tmp_path / "scans"  # the tournament's own deck, enrolled from scans
+    scans.mkdir()
+    deck = next(d for d in all_decks() if d.name == "kde/svg-standard")
+    for card in CARD_NAMES[:20]:
+        cv2.imwrite(str(scans / f"{card}.png"), render_card(deck, card, 320))
+    own = write_enrolled(cut_scans(scans), "club", tmp_path / "club")
     out = tmp_path / "out"
     env = os.environ | {"OUT": str(out), "PYTHON": str(Path(os.sys.executable))}
     r = subprocess.run(
@@ -73,6 +81,8 @@ def test_train_on_device_dry_run_trains_exports_and_evaluates(tmp_path: Path) ->
             str(pk / "renders-eval.tar"),
             "--init",
             str(pk / "init.pt"),
+            "--enrolled",
+            str(own),
         ],
         capture_output=True,
         text=True,
