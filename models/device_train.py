@@ -320,6 +320,11 @@ def main(argv: list[str] | None = None) -> int:
         "loc_batch": 64, "cls_batch": 512, "cls_per_loc": 2, "procedural": 24,
         "warm_scenes": 64, "max_steps": 10**9,
     }  # fmt: skip
+    if args.device == "cpu" and not args.dry_run:  # a CPU fine-tune (enrollment): smaller
+        big |= {
+            "loc_buffer": 800, "cls_buffer": 60_000, "loc_batch": 12, "cls_batch": 192,
+            "cls_per_loc": 3, "procedural": 12, "warm_scenes": 6,
+        }  # fmt: skip
     if args.dry_run:
         big |= {
             "loc_buffer": 64, "cls_buffer": 4096, "loc_batch": 4, "cls_batch": 32,

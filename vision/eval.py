@@ -186,6 +186,7 @@ def eval_holdout(
     confusion: np.ndarray,
     designs: dict[str, Tally] | None = None,
     renders: Path | None = None,
+    only: tuple[str, ...] = (),
 ) -> tuple[Tally, list[np.ndarray]]:
     """Held-out deck designs, composed with a fixed seed; fills the classifier confusion and,
     per design, ``designs`` (scenes drawn from one design only: most of them). ``renders``:
@@ -194,8 +195,9 @@ def eval_holdout(
         from models.pack_renders import load_pack
 
         decks, usable = load_pack(renders, "eval")
+        decks = [d for d in decks if not only or d.name in only]
     else:
-        decks, usable = usable_decks("eval")
+        decks, usable = usable_decks("eval", only)
     tally = Tally()
     frames: list[np.ndarray] = []
     bar = Progress(n, "holdout scenes")
@@ -341,6 +343,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--threads", type=int, default=None, help="onnxruntime threads")
     ap.add_argument(
+        "--designs",
+        default="",
+        help="held-out scenes of these designs only (comma-separated; an enrolled deck's gain)",
+    )
+    ap.add_argument(
         "--renders",
         type=Path,
         default=None,
@@ -358,7 +365,8 @@ def main(argv: list[str] | None = None) -> int:
     rows: dict[str, dict[str, float]] = {}
     tallies: dict[str, Tally] = {}
     designs: dict[str, Tally] = {}
-    hold, frames = eval_holdout(det, args.holdout_scenes, confusion, designs, args.renders)
+    only = tuple(n for n in args.designs.split(",") if n)
+    hold, frames = eval_holdout(det, args.holdout_scenes, confusion, designs, args.renders, only)
     tallies["holdout"] = hold
     if (args.real / "images").is_dir():
         tallies["real_all"], tallies["real_win"] = eval_real(
