@@ -341,9 +341,9 @@ def main(argv: list[str] | None = None) -> int:
 
     loc, cls = args.nets
     onnx_path = args.out / "cards.onnx"
-    export(loc, cls, onnx_path, shipped_meta(SHIPPED))
-    torch.save(loc.state_dict(), args.out / "loc.pt")
+    torch.save(loc.state_dict(), args.out / "loc.pt")  # first: the weights survive a failed export
     torch.save(cls.state_dict(), args.out / "cls.pt")
+    export(loc, cls, onnx_path, shipped_meta(SHIPPED))
     stats["train_wall_s"] = round(time.monotonic() - args.t0, 1)
     (args.out / "train_stats.json").write_text(json.dumps(stats, indent=1))
     print(f"trained: {json.dumps({k: v for k, v in stats.items() if 'loss' not in k})}")
