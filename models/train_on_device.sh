@@ -3,7 +3,7 @@
 #
 # Here, first (renders of the TRAINING designs, the held-out ones for evaluation only,
 # and the overhead real photos for evaluation only; all under the git-ignored artifacts/pack/):
-#   nice -n 15 env PYTHONPATH=$PWD .venv/bin/python -m models.pack_renders --split train
+#   nice -n 15 env PYTHONPATH=$PWD .venv/bin/python -m models.pack_renders --split train --max-mib 36
 #   nice -n 15 env PYTHONPATH=$PWD .venv/bin/python -m models.pack_renders --split eval --copy-real-win
 # Then the device call (run tool): command "bash models/train_on_device.sh", carry ["artifacts/pack"].
 # Results land in $OUT: cards.onnx, loc.pt, cls.pt, train_stats.json, eval_new/, eval_shipped/.
