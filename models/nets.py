@@ -8,6 +8,7 @@ decodes, at 1/4 resolution. ``ClsNet``: a small classifier of 40×28 index-corne
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import torch
@@ -19,8 +20,21 @@ from vision.detect import (
     CH_IDX_DOWN,
     CH_IDX_HEAT,
     CLASSES,
+    CROP_H,
+    CROP_W,
     LOC_CHANNELS,
 )
+
+#: Classifier input sizes (w, h) a checkpoint can be read back at: v1-v2's, and v3's.
+KNOWN_CROPS: tuple[tuple[int, int], ...] = ((28, 40), (32, 48), (36, 52))
+
+
+def feature_cells(crop: tuple[int, int]) -> tuple[int, int]:
+    """(h, w) of the classifier's last feature map for a crop (three stride-2 layers)."""
+    w, h = crop
+    for _ in range(3):
+        w, h = (w + 1) // 2, (h + 1) // 2
+    return h, w
 
 
 def _cbr(cin: int, cout: int, k: int = 3, s: int = 1) -> nn.Sequential:
@@ -93,13 +107,15 @@ def finish_loc(raw: torch.Tensor) -> torch.Tensor:
 
 
 class ClsNet(nn.Module):
-    """Index crops (N×3×40×28, BGR 0..255) → logits over ``vision.detect.CLASSES``.
+    """Index crops (N×3×H×W, BGR 0..255; 40×28 up to v2) → logits over ``CLASSES``.
 
     ``width`` multiplies every layer's channels (1 is the v2 network): reading a 7-pixel
     rank wants more features than the first CPU budget allowed."""
 
-    def __init__(self, width: float = 1.0) -> None:
+    def __init__(self, width: float = 1.0, crop: tuple[int, int] = (CROP_W, CROP_H)) -> None:
         super().__init__()
+        self.crop = crop  # (w, h) of the input crops
+        self.cells = feature_cells(crop)
         c1, c2, c3, c4 = (max(8, round(c * width)) for c in (16, 24, 48, 64))
         self.body = nn.Sequential(
             _cbr(3, c1),
@@ -111,15 +127,29 @@ class ClsNet(nn.Module):
         )
         fc = max(64, round(128 * width))
         self.fc = nn.Sequential(
-            nn.Flatten(), nn.Dropout(0.2), nn.Linear(c4 * 5 * 4, fc), nn.ReLU(inplace=True)
+            nn.Flatten(),
+            nn.Dropout(0.2),
+            nn.Linear(c4 * self.cells[0] * self.cells[1], fc),
+            nn.ReLU(inplace=True),
         )
         self.out = nn.Linear(fc, len(CLASSES))
 
     @classmethod
     def load(cls, path: str | Path) -> ClsNet:
-        """A checkpoint of any width (read back from its first layer)."""
+        """A checkpoint of any width (read back from its first layer) and any crop size
+        (read back from its first linear layer: 40×28 and 48×32 are told apart)."""
         state = torch.load(path)
-        net = cls(state["body.0.0.weight"].shape[0] / 16)
+        return cls.from_state(state)
+
+    @classmethod
+    def from_state(cls, state: dict[str, torch.Tensor]) -> ClsNet:
+        width = state["body.0.0.weight"].shape[0] / 16
+        c4 = state["body.5.0.weight"].shape[0]
+        cells = state["fc.2.weight"].shape[1] // c4
+        crop = next((c for c in KNOWN_CROPS if math.prod(feature_cells(c)) == cells), None)
+        if crop is None:
+            raise ValueError(f"classifier state: {cells} feature cells match no known crop size")
+        net = cls(width, crop)
         net.load_state_dict(state)
         return net
 

@@ -27,6 +27,7 @@ from torch import nn
 from torch.utils.data import DataLoader, Dataset
 
 from models.nets import CardModel, ClsNet, LocNet
+from models.onnx_meta import add_metadata
 from models.targets import index_crops, loc_target
 from vision.detect import (
     CH_BACK_HEAT,
@@ -34,8 +35,6 @@ from vision.detect import (
     CH_IDX_HEAT,
     CH_IDX_OFF,
     CLASSES,
-    CROP_H,
-    CROP_W,
     LOC_CHANNELS,
     LOC_LONG,
     LOC_STRIDE,
@@ -172,7 +171,7 @@ def widen_cls(small: ClsNet, width: float, seed: int) -> ClsNet:
     run starts from the trained reads instead of from scratch. A little noise breaks the
     copies' symmetry."""
     g = torch.Generator().manual_seed(seed)
-    big = ClsNet(width)
+    big = ClsNet(width, small.crop)
     convs_s = [m for m in small.body.modules() if isinstance(m, nn.Conv2d)]
     bns_s = [m for m in small.body.modules() if isinstance(m, nn.BatchNorm2d)]
     convs_b = [m for m in big.body.modules() if isinstance(m, nn.Conv2d)]
@@ -193,7 +192,7 @@ def widen_cls(small: ClsNet, width: float, seed: int) -> ClsNet:
         prev_idx, prev_cnt = idx, cnt
     lin_s, lin_b = small.fc[2], big.fc[2]
     assert isinstance(lin_s, nn.Linear) and isinstance(lin_b, nn.Linear)
-    cells = 5 * 4  # the last feature map is flattened channel-major
+    cells = small.cells[0] * small.cells[1]  # the last feature map, flattened channel-major
     feat = (prev_idx[:, None] * cells + torch.arange(cells)[None]).reshape(-1)
     hid, hcnt = pick(lin_s.out_features, lin_b.out_features)
     w = lin_s.weight[hid][:, feat] / prev_cnt.repeat_interleave(cells)[None]
@@ -284,30 +283,32 @@ class LocScenes(Dataset[tuple[torch.Tensor, ...]]):
         img = cv2.imread(str(p), cv2.IMREAD_COLOR)
         if img is None:
             raise ValueError(f"scene {p}: unreadable image")
-        lab = _labels(p)
-        h, w = img.shape[:2]
-        s = LOC_LONG / max(h, w)
-        if self.train:
-            s *= math.exp(rng.uniform(math.log(0.6), math.log(1.5)))
-        nw, nh = max(1, round(w * s)), max(1, round(h * s))
-        small = cv2.resize(img, (nw, nh), interpolation=cv2.INTER_AREA)
-        c = LOC_CROP
-        canvas = np.zeros((c, c, 3), np.uint8)
-        canvas[:] = rng.integers(0, 256, 3) if self.train else 0
-        x0 = int(rng.integers(min(0, nw - c), max(0, nw - c) + 1))
-        y0 = int(rng.integers(min(0, nh - c), max(0, nh - c) + 1))
-        sx0, sy0 = max(0, x0), max(0, y0)
-        sx1, sy1 = min(nw, x0 + c), min(nh, y0 + c)
-        canvas[sy0 - y0 : sy1 - y0, sx0 - x0 : sx1 - x0] = small[sy0:sy1, sx0:sx1]
-        t = loc_target(lab, s, c // LOC_STRIDE, c // LOC_STRIDE, -x0, -y0)
-        x = torch.from_numpy(canvas.transpose(2, 0, 1).astype(np.float32))
-        return (
-            x,
-            torch.from_numpy(t.heat),
-            torch.from_numpy(t.weight),
-            torch.from_numpy(t.reg),
-            torch.from_numpy(t.reg_mask),
-        )
+        return tuple(torch.from_numpy(a) for a in loc_sample(img, _labels(p), rng, self.train))
+
+
+def loc_sample(
+    img: np.ndarray, lab: dict[str, Any], rng: np.random.Generator, train: bool = True
+) -> tuple[np.ndarray, ...]:
+    """One localiser sample of a scene: a LOC_CROP square of the frame downscaled like
+    ``vision.detect.loc_input`` (× a random zoom when training) and its targets
+    (input 3×C×C float32, heat, weight, reg, reg_mask)."""
+    h, w = img.shape[:2]
+    s = LOC_LONG / max(h, w)
+    if train:
+        s *= math.exp(rng.uniform(math.log(0.6), math.log(1.5)))
+    nw, nh = max(1, round(w * s)), max(1, round(h * s))
+    small = cv2.resize(img, (nw, nh), interpolation=cv2.INTER_AREA)
+    c = LOC_CROP
+    canvas = np.zeros((c, c, 3), np.uint8)
+    canvas[:] = rng.integers(0, 256, 3) if train else 0
+    x0 = int(rng.integers(min(0, nw - c), max(0, nw - c) + 1))
+    y0 = int(rng.integers(min(0, nh - c), max(0, nh - c) + 1))
+    sx0, sy0 = max(0, x0), max(0, y0)
+    sx1, sy1 = min(nw, x0 + c), min(nh, y0 + c)
+    canvas[sy0 - y0 : sy1 - y0, sx0 - x0 : sx1 - x0] = small[sy0:sy1, sx0:sx1]
+    t = loc_target(lab, s, c // LOC_STRIDE, c // LOC_STRIDE, -x0, -y0)
+    x = np.ascontiguousarray(canvas.transpose(2, 0, 1).astype(np.float32))
+    return x, t.heat, t.weight, t.reg, t.reg_mask
 
 
 def focal(pred: torch.Tensor, gt: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
@@ -411,13 +412,15 @@ def eval_loc(net: LocNet, val: list[Path]) -> float:
 # ---------------------------------------------------------------- export
 
 
-def export(loc: LocNet, cls: ClsNet, out: Path) -> None:
-    """One ONNX graph, two inputs (see vision.detect)."""
+def export(loc: LocNet, cls: ClsNet, out: Path, meta: dict[str, str] | None = None) -> None:
+    """One ONNX graph, two inputs (see vision.detect); the crops input has the
+    classifier's own size. ``meta``: metadata entries (thresholds) written into the graph."""
     model = CardModel(loc, cls).eval()
     out.parent.mkdir(parents=True, exist_ok=True)
+    crop_w, crop_h = cls.crop
     torch.onnx.export(
         model,
-        (torch.zeros(1, 3, 288, 512), torch.zeros(2, 3, CROP_H, CROP_W)),
+        (torch.zeros(1, 3, 288, 512), torch.zeros(2, 3, crop_h, crop_w)),
         str(out),
         input_names=["image", "crops"],
         output_names=["loc", "cls"],
@@ -425,8 +428,10 @@ def export(loc: LocNet, cls: ClsNet, out: Path) -> None:
         opset_version=17,
         dynamo=False,
     )
+    if meta:
+        add_metadata(out, meta)
     size = out.stat().st_size / 1e6
-    print(f"exported {out} ({size:.2f} MB, {len(CLASSES)} classes)")
+    print(f"exported {out} ({size:.2f} MB, {len(CLASSES)} classes, crops {crop_w}x{crop_h})")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -56,6 +56,12 @@ LOC_LONG = 512  # the localiser sees the frame with its long side this many pixe
 LOC_STRIDE = 4  # one localiser output cell per 4×4 input pixels
 LOC_PAD = 32  # localiser input sides are multiples of this
 H_REF = 64.0  # log-size channels predict log(card height in localiser pixels / H_REF)
+DEFAULT_TILES = 1  # CardDetector's tiles unless asked (see bench/bench_vision.py, vision.eval)
+TILE_MAX_H = 40.0  # tiles answer for cards below this height in the whole view's input pixels
+TILE_OVERLAP = 0.12  # share of the frame's side that neighbouring tiles share
+
+Box = tuple[int, int, int, int]  # x0, y0, x1, y1 in frame pixels
+_FAR = 1 << 30  # an outer tile answers for everything beyond the frame's edge too
 
 # Localiser channels.
 CH_IDX_HEAT, CH_IDX_OFF, CH_IDX_DOWN, CH_IDX_LOGH, CH_IDX_CTR = 0, 1, 3, 5, 6
@@ -96,6 +102,18 @@ class Detection:
 
 
 @dataclass(frozen=True, slots=True)
+class Tile:
+    """One part of a frame the localiser sees on its own, and the part it answers for."""
+
+    box: Box
+    core: Box
+
+    def owns(self, x: float, y: float) -> bool:
+        x0, y0, x1, y1 = self.core
+        return x0 <= x < x1 and y0 <= y < y1
+
+
+@dataclass(frozen=True, slots=True)
 class IndexPeak:
     """One index corner found by the localiser, in full-frame pixels."""
 
@@ -107,16 +125,18 @@ class IndexPeak:
     heat: float
 
 
-def index_crop_matrix(peak: IndexPeak) -> np.ndarray:
-    """2×3 affine map from full-frame pixels to the classifier's CROP_W×CROP_H window."""
+def index_crop_matrix(peak: IndexPeak, size: tuple[int, int] | None = None) -> np.ndarray:
+    """2×3 affine map from full-frame pixels to the classifier's window (``size`` = (w, h),
+    by default CROP_W×CROP_H)."""
+    crop_w, crop_h = size or (CROP_W, CROP_H)
     dx, dy = peak.down
     rx, ry = dy, -dx  # the index's "right": (0, 1) down → (1, 0) right
     h = peak.height
     # corner of the card = anchor - (ANCHOR_X * r + ANCHOR_Y * d) * h
     ox = peak.x - (ANCHOR_X * rx + ANCHOR_Y * dx) * h
     oy = peak.y - (ANCHOR_X * ry + ANCHOR_Y * dy) * h
-    sx = CROP_W / ((CROP_X1 - CROP_X0) * h)
-    sy = CROP_H / ((CROP_Y1 - CROP_Y0) * h)
+    sx = crop_w / ((CROP_X1 - CROP_X0) * h)
+    sy = crop_h / ((CROP_Y1 - CROP_Y0) * h)
     # crop (u, v) = (s_x * (r·(p - o) - X0 h), s_y * (d·(p - o) - Y0 h))
     return np.array(
         [
@@ -128,25 +148,31 @@ def index_crop_matrix(peak: IndexPeak) -> np.ndarray:
 
 
 def crop_index(
-    bgr: np.ndarray, peak: IndexPeak, pyramid: list[np.ndarray] | None = None
+    bgr: np.ndarray,
+    peak: IndexPeak,
+    pyramid: list[np.ndarray] | None = None,
+    size: tuple[int, int] | None = None,
 ) -> np.ndarray:
-    """The classifier's upright CROP_W×CROP_H view of one index corner (training uses it too).
+    """The classifier's upright view of one index corner, ``size`` = (w, h) pixels (by
+    default CROP_W×CROP_H, read when called: a training run for a larger classifier sets
+    them); training uses it too.
 
     Big cards are read from a half-resolution copy (kept in ``pyramid`` across calls) so
     the warp does not alias."""
+    size = size or (CROP_W, CROP_H)
     levels = pyramid if pyramid is not None else []
     if not levels:
         levels.append(bgr)
     p, lvl = peak, 0
-    while p.height > 2.5 * CROP_H / (CROP_Y1 - CROP_Y0) and min(levels[lvl].shape[:2]) > 64:
+    while p.height > 2.5 * size[1] / (CROP_Y1 - CROP_Y0) and min(levels[lvl].shape[:2]) > 64:
         if len(levels) <= lvl + 1:
             levels.append(cv2.pyrDown(levels[lvl]))
         lvl += 1
         p = IndexPeak(p.x / 2, p.y / 2, p.down, p.height / 2, p.centre, p.heat)
     out: np.ndarray = cv2.warpAffine(
         levels[lvl],
-        index_crop_matrix(p),
-        (CROP_W, CROP_H),
+        index_crop_matrix(p, size),
+        size,
         flags=cv2.INTER_LINEAR,
         borderMode=cv2.BORDER_REPLICATE,
     )
@@ -222,6 +248,29 @@ def suppress_duplicates(peaks: list[IndexPeak], radius: float = 0.07) -> list[In
     return kept
 
 
+def tile_boxes(w: int, h: int, grid: int, overlap: float = TILE_OVERLAP) -> list[Tile]:
+    """``grid``×``grid`` tiles covering a w×h frame, neighbours sharing ``overlap`` of the
+    frame's side (a small card cut by one tile is whole in the next). Each tile comes with
+    its *core*: the part it answers for, up to the middle of each overlap, so the cores
+    partition the frame and no corner is counted by two tiles."""
+
+    def spans(n: int) -> list[tuple[int, int, int, int]]:
+        if grid <= 1:
+            return [(0, n, -_FAR, _FAR)]
+        size = n * (1 + (grid - 1) * overlap) / grid
+        step = (n - size) / (grid - 1)
+        lo = [round(i * step) for i in range(grid)]
+        hi = [min(n, round(i * step + size)) for i in range(grid)]
+        cuts = [-_FAR, *((hi[i] + lo[i + 1]) // 2 for i in range(grid - 1)), _FAR]
+        return [(lo[i], hi[i], cuts[i], cuts[i + 1]) for i in range(grid)]
+
+    return [
+        Tile((x0, y0, x1, y1), (cx0, cy0, cx1, cy1))
+        for y0, y1, cy0, cy1 in spans(h)
+        for x0, x1, cx0, cx1 in spans(w)
+    ]
+
+
 def decode_backs(loc: np.ndarray, scale: float, t: Thresholds) -> list[Detection]:
     """Face-down cards: centre peaks with a 180°-symmetric angle and a size."""
     out: list[Detection] = []
@@ -233,10 +282,18 @@ def decode_backs(loc: np.ndarray, scale: float, t: Thresholds) -> list[Detection
         ang = math.atan2(s2, c2) / 2  # angle of the card's down vector from +y, mod 180°
         down = (-math.sin(ang), math.cos(ang))
         h = H_REF * math.exp(float(np.clip(loc[CH_BACK_LOGH, gy, gx], -4, 4))) / scale
-        centre = (x, y)
-        if any(math.dist(centre, _centre(d.quad)) < 0.3 * min(h, _height(d.quad)) for d in out):
-            continue  # the same face-down card seen twice (peaks come strongest first)
-        out.append(Detection(BACK, v, card_quad(centre, down, h)))
+        out.append(Detection(BACK, v, card_quad((x, y), down, h)))
+    return merge_backs(out)
+
+
+def merge_backs(backs: list[Detection]) -> list[Detection]:
+    """One detection per face-down card: a weaker centre within 0.3 card heights of a
+    stronger one is the same card seen twice (by one view or by two)."""
+    out: list[Detection] = []
+    for d in sorted(backs, key=lambda b: -b.score):
+        c, h = _centre(d.quad), _height(d.quad)
+        if not any(math.dist(c, _centre(k.quad)) < 0.3 * min(h, _height(k.quad)) for k in out):
+            out.append(d)
     return out
 
 
@@ -318,6 +375,15 @@ def _thresholds_of(session: object) -> Thresholds:
     return replace(base, **vals)  # type: ignore[arg-type]
 
 
+def _crop_size_of(session: object) -> tuple[int, int]:
+    """The classifier input (w, h) the model was exported with (40×28 up to v2)."""
+    crops = next(i for i in session.get_inputs() if i.name == "crops")  # type: ignore[attr-defined]
+    h, w = crops.shape[2:4]
+    if isinstance(h, int) and isinstance(w, int):
+        return w, h
+    return CROP_W, CROP_H
+
+
 class ModelError(RuntimeError):
     """The ONNX model file is missing or is not a card model."""
 
@@ -326,15 +392,36 @@ class CardDetector:
     """``CardDetector(model_path).detect(bgr) -> list[Detection]``: one per physical card."""
 
     def __init__(
-        self, model_path: str | Path = DEFAULT_MODEL, thresholds: Thresholds | None = None
+        self,
+        model_path: str | Path = DEFAULT_MODEL,
+        thresholds: Thresholds | None = None,
+        *,
+        tiles: int = DEFAULT_TILES,
+        tile_max_h: float = TILE_MAX_H,
+        tile_gate: bool = True,
+        tile_backs: bool = False,
+        threads: int | None = None,
     ) -> None:
+        """``tiles``: the localiser also sees the frame as ``tiles``×``tiles`` overlapping
+        tiles, each at its full input size (small cards seen at that many times the
+        scale; 1: the whole frame only), for cards under ``tile_max_h`` pixels tall in the
+        whole frame's localiser input, and (``tile_gate``) only on frames where the whole
+        view sees such a card; ``tile_backs``: face-down cards from tiles too.
+        ``threads``: onnxruntime's threads (None: its default, every core)."""
         import onnxruntime as ort
 
         path = Path(model_path)
         if not path.is_file():
             raise ModelError(f"model {path}: no such file (train with models/train.py)")
+        if not 1 <= tiles <= 4:
+            raise ValueError(f"tiles {tiles}: expected 1..4")
+        self.tiles, self.tile_max_h = tiles, tile_max_h
+        self.tile_gate, self.tile_backs = tile_gate, tile_backs
         opts = ort.SessionOptions()
         opts.log_severity_level = 3
+        if threads is not None:
+            opts.intra_op_num_threads = threads
+            opts.inter_op_num_threads = 1
         try:
             self._session = ort.InferenceSession(
                 str(path), sess_options=opts, providers=["CPUExecutionProvider"]
@@ -345,8 +432,9 @@ class CardDetector:
         if names != {"image", "crops"}:
             raise ModelError(f"model {path}: inputs {sorted(names)}, expected image and crops")
         self.thresholds = thresholds or _thresholds_of(self._session)
+        self.crop_size = _crop_size_of(self._session)
         self._dummy_image = np.zeros((1, 3, LOC_PAD, LOC_PAD), np.float32)
-        self._dummy_crops = np.zeros((1, 3, CROP_H, CROP_W), np.float32)
+        self._dummy_crops = np.zeros((1, 3, self.crop_size[1], self.crop_size[0]), np.float32)
 
     def localise(self, bgr: np.ndarray) -> tuple[np.ndarray, float]:
         """Raw localiser output (14×h×w) for a frame and the frame→input scale."""
@@ -363,7 +451,7 @@ class CardDetector:
         pyramid: list[np.ndarray] = []
         crops = np.stack(
             [
-                crop_index(bgr, replace(p, height=p.height * k), pyramid)
+                crop_index(bgr, replace(p, height=p.height * k), pyramid, self.crop_size)
                 for k in TTA_SCALES
                 for p in peaks
             ]
@@ -400,14 +488,51 @@ class CardDetector:
             raise ValueError(f"frame: expected a BGR image (H×W×3 uint8), got shape {shape}")
         if bgr.dtype != np.uint8:
             raise ValueError(f"frame: expected dtype uint8, got {bgr.dtype}")
-        loc, s = self.localise(bgr)
         t = (
             self.thresholds
             if card_score is None
             else replace(self.thresholds, card_score=card_score)
         )
-        peaks = suppress_duplicates(decode_indices(loc, s, t), t.dup_radius)
-        return read_corners(peaks, self.classify(bgr, peaks), t) + decode_backs(loc, s, t)
+        peaks, backs = self.find(bgr, t)
+        return read_corners(peaks, self.classify(bgr, peaks), t) + backs
+
+    def find(self, bgr: np.ndarray, t: Thresholds) -> tuple[list[IndexPeak], list[Detection]]:
+        """Index-corner peaks (one per corner) and face-down cards of a frame: from the whole
+        frame, and with ``tiles`` > 1 from each tile too, each tile answering for its core
+        only; a corner or back seen by two views is kept once (the stronger)."""
+        loc, s = self.localise(bgr)
+        peaks, backs = decode_indices(loc, s, t), decode_backs(loc, s, t)
+        # tiles answer for the cards the whole view sees too small; bigger ones come out of
+        # a tile larger than the localiser was trained on (sizes and peaks astray). They
+        # run only where the whole view sees small cards at all (a close-up never pays)
+        small = self.tile_max_h / s
+        if self.tiles > 1 and (not self.tile_gate or _sees_small(loc, s, t, small)):
+            h, w = bgr.shape[:2]
+            for tile in tile_boxes(w, h, self.tiles):
+                x0, y0, x1, y1 = tile.box
+                loc, ts = self.localise(np.ascontiguousarray(bgr[y0:y1, x0:x1]))
+                for p in decode_indices(loc, ts, t):
+                    q = _shift_peak(p, x0, y0)
+                    if q.height < small and tile.owns(q.x, q.y):
+                        peaks.append(q)
+                for d in decode_backs(loc, ts, t) if self.tile_backs else ():
+                    quad = tuple((x + x0, y + y0) for x, y in d.quad)
+                    if _height(quad) < small and tile.owns(*_centre(quad)):
+                        backs.append(replace(d, quad=quad))
+            backs = merge_backs(backs)
+        return suppress_duplicates(peaks, t.dup_radius), backs
+
+
+def _sees_small(loc: np.ndarray, scale: float, t: Thresholds, small: float) -> bool:
+    """Whether the whole view holds an index corner (at half the heat threshold) of a card
+    under ``small`` pixels tall: the sign that tiles are worth their time."""
+    weak = replace(t, index_heat=t.index_heat / 2, max_peaks=64)
+    return any(p.height < small for p in decode_indices(loc, scale, weak))
+
+
+def _shift_peak(p: IndexPeak, dx: float, dy: float) -> IndexPeak:
+    c = (p.centre[0] + dx, p.centre[1] + dy)
+    return IndexPeak(p.x + dx, p.y + dy, p.down, p.height, c, p.heat)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -5,6 +5,7 @@ Three sets, none ever trained or tuned on:
    Scored per scene on the multiset of cards: a card counts as present when an index corner
    is at least ``INDEX_VIS_POS`` visible (a back: ``BACK_VIS_POS`` of the card); partly
    hidden ones are "don't care" (finding them is no false positive, missing them is no miss).
+   A corner where the design prints no index (``IndexLabel.printed``) is never required.
 2. ``real_all`` and 3. ``real_win``: the real photographs of ``shared/eval/real_cards`` (all
    662, and the 86 overhead ``WIN_`` ones), zero-shot. Their labels are per index corner,
    so each image is scored on its *set of distinct faces* plus its count of backs.
@@ -37,6 +38,7 @@ from vision.synth.scene import (
     BACK_VIS_POS,
     INDEX_VIS_NEG,
     INDEX_VIS_POS,
+    Scene,
     SceneConfig,
     compose_scene,
 )
@@ -157,12 +159,45 @@ def _faces(dets: list[object]) -> tuple[Counter[str], int]:
     return c, backs
 
 
+def scene_truth(scene: Scene) -> tuple[Counter[str], Counter[str], tuple[int, int]]:
+    """What a reader must find in a composed scene (faces with a well-visible printed
+    index), what it may find (faces partly hidden, or shown only by a corner where the
+    design prints no index), and the range of face-down cards to count."""
+    must: Counter[str] = Counter()
+    may: Counter[str] = Counter()
+    lo = hi = 0
+    for c in scene.cards:
+        if c.card == BACK:
+            lo += c.visible >= BACK_VIS_POS
+            hi += c.visible >= BACK_VIS_NEG
+            continue
+        best = max((ix.visible for ix in c.indices), default=0.0)
+        shown = max((ix.shown for ix in c.indices if not ix.printed), default=0.0)
+        if best >= INDEX_VIS_POS:
+            must[c.card] += 1
+        elif max(best, shown) >= INDEX_VIS_NEG:
+            may[c.card] += 1
+    return must, may, (lo, hi)
+
+
 def eval_holdout(
-    det: CardDetector, n: int, confusion: np.ndarray, designs: dict[str, Tally] | None = None
+    det: CardDetector,
+    n: int,
+    confusion: np.ndarray,
+    designs: dict[str, Tally] | None = None,
+    renders: Path | None = None,
+    only: tuple[str, ...] = (),
 ) -> tuple[Tally, list[np.ndarray]]:
     """Held-out deck designs, composed with a fixed seed; fills the classifier confusion and,
-    per design, ``designs`` (scenes drawn from one design only: most of them)."""
-    decks, usable = usable_decks("eval")
+    per design, ``designs`` (scenes drawn from one design only: most of them). ``renders``:
+    a packed ``eval`` split (``models/pack_renders.py``) for a machine without the decks."""
+    if renders is not None:
+        from models.pack_renders import load_pack
+
+        decks, usable = load_pack(renders, "eval")
+        decks = [d for d in decks if not only or d.name in only]
+    else:
+        decks, usable = usable_decks("eval", only)
     tally = Tally()
     frames: list[np.ndarray] = []
     bar = Progress(n, "holdout scenes")
@@ -171,22 +206,11 @@ def eval_holdout(
         scene = compose_scene(np.random.default_rng([HOLDOUT_SEED, i]), decks, usable, cfg)
         if scene.image.shape[:2] == (720, 1280) and len(frames) < 10:
             frames.append(scene.image)
-        must: Counter[str] = Counter()
-        may: Counter[str] = Counter()
-        lo = hi = 0
+        must, may, (lo, hi) = scene_truth(scene)
         peaks: list[IndexPeak] = []
         truth: list[int] = []
         for c in scene.cards:
-            if c.card == BACK:
-                lo += c.visible >= BACK_VIS_POS
-                hi += c.visible >= BACK_VIS_NEG
-                continue
-            best = max((ix.visible for ix in c.indices), default=0.0)
-            if best >= INDEX_VIS_POS:
-                must[c.card] += 1
-            elif best >= INDEX_VIS_NEG:
-                may[c.card] += 1
-            for ix in c.indices:
+            for ix in c.indices if c.card != BACK else ():
                 if ix.visible >= INDEX_VIS_POS:
                     peaks.append(IndexPeak(*ix.xy, ix.down, ix.height, c.centre, 1.0))
                     truth.append(CLASSES.index(c.card))
@@ -220,11 +244,14 @@ def _real_truth(label_file: Path, names: list[str]) -> tuple[set[str], int]:
     return faces, backs
 
 
-def eval_real(det: CardDetector, root: Path, limit: int | None) -> tuple[Tally, Tally]:
-    """Every real photo (and the WIN_ subset): distinct faces + back count per image."""
+def eval_real(
+    det: CardDetector, root: Path, limit: int | None, step: int = 1
+) -> tuple[Tally, Tally]:
+    """Every real photo (or every ``step``-th, ``WIN_`` ones included; and the ``WIN_``
+    subset): distinct faces + back count per image."""
     names = (root / "classes.txt").read_text().splitlines()
     names = [n.split(maxsplit=1)[-1] if n[:1].isdigit() else n for n in names]
-    images = sorted((root / "images").glob("*.jpg"))[:limit]
+    images = sorted((root / "images").glob("*.jpg"))[:limit][:: max(1, step)]
     all_t, win_t = Tally(), Tally()
     bar = Progress(len(images), "real photos")
     for p in images:
@@ -305,23 +332,51 @@ def main(argv: list[str] | None = None) -> int:
         "--real", type=Path, default=Path(os.environ.get("TABLESCAN_REAL_CARDS", REAL_DEFAULT))
     )
     ap.add_argument("--real-limit", type=int, default=None, help="first N photos only")
+    ap.add_argument(
+        "--real-step",
+        type=int,
+        default=1,
+        help="every Nth photo only (a fast subset that keeps WIN_ ones; same N before/after)",
+    )
+    ap.add_argument(
+        "--tiles", type=int, default=None, help="CardDetector tiles (default: the detector's)"
+    )
+    ap.add_argument("--threads", type=int, default=None, help="onnxruntime threads")
+    ap.add_argument(
+        "--designs",
+        default="",
+        help="held-out scenes of these designs only (comma-separated; an enrolled deck's gain)",
+    )
+    ap.add_argument(
+        "--renders",
+        type=Path,
+        default=None,
+        help="held-out designs from this packed eval split (no decks or rsvg-convert here)",
+    )
     ap.add_argument("--out", type=Path, default=OUT_DEFAULT, help="folder for JSON and PNG")
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
-    det = CardDetector(args.model)
+    det = (
+        CardDetector(args.model, threads=args.threads)
+        if args.tiles is None
+        else CardDetector(args.model, tiles=args.tiles, threads=args.threads)
+    )
     confusion = np.zeros((len(CLASSES), len(CLASSES)), np.int64)
     rows: dict[str, dict[str, float]] = {}
     tallies: dict[str, Tally] = {}
     designs: dict[str, Tally] = {}
-    hold, frames = eval_holdout(det, args.holdout_scenes, confusion, designs)
+    only = tuple(n for n in args.designs.split(",") if n)
+    hold, frames = eval_holdout(det, args.holdout_scenes, confusion, designs, args.renders, only)
     tallies["holdout"] = hold
     if (args.real / "images").is_dir():
-        tallies["real_all"], tallies["real_win"] = eval_real(det, args.real, args.real_limit)
+        tallies["real_all"], tallies["real_win"] = eval_real(
+            det, args.real, args.real_limit, args.real_step
+        )
     else:
         log.warning("real photos not found at %s: real rows left out", args.real)
     rows = {k: t.row() for k, t in tallies.items()}
     ms = ms_per_frame(det, frames)
-    text = table(rows, ms)
+    text = table(rows, ms) + f" (tiles {det.tiles}, threads {args.threads or 'default'})"
     print(text)
     by_design = {k: designs[k].row() for k in sorted(designs)}
     print("held-out scenes of one design:")
@@ -338,6 +393,8 @@ def main(argv: list[str] | None = None) -> int:
                 "rows": rows,
                 "holdout_by_design": by_design,
                 "ms_per_frame_1280x720": ms,
+                "tiles": det.tiles,
+                "threads": args.threads,
                 "holdout_scenes": args.holdout_scenes,
                 "holdout_seed": HOLDOUT_SEED,
                 "thresholds": asdict(det.thresholds),

@@ -290,3 +290,54 @@ def usable_cards(deck: DeckInfo, height: int = 64) -> list[str]:
         return []
     median = float(np.median(list(shapes.values())))
     return [c for c, a in shapes.items() if abs(a - median) <= 0.06 * median]
+
+
+#: Where an index is printed, in card heights from the card's top-left corner (x0, x1, y0,
+#: y1): the part of the classifier's window that holds the rank and suit of every design.
+INDEX_BOX = (0.015, 0.2, 0.015, 0.3)
+INK_LEVEL = 60  # grey levels from the paper that count as print
+INK_SHARE = 0.02  # a corner with less print than this share of its box carries no index
+#: The part compared between the two corners: the rank-and-suit column only (wider, it
+#: takes in border ornaments that some designs do not repeat turned).
+MATCH_BOX = (0.015, 0.12, 0.015, 0.3)
+#: Normalised correlation above which the lower corner repeats the upper: on the installed
+#: designs repeated indices score 0.70-1.00, tango_nuevo's pictures in their place at most 0.33.
+SAME_INDEX = 0.55
+
+
+def _corner(grey: np.ndarray, box: tuple[float, float, float, float]) -> np.ndarray:
+    h = grey.shape[0]
+    x0, x1, y0, y1 = (round(v * h) for v in box)
+    return grey[y0:y1, x0:x1]
+
+
+def index_corners(img: np.ndarray) -> tuple[bool, bool]:
+    """Whether a face render (BGRA, upright) carries a readable index at its top-left corner
+    and at its bottom-right one (the same index turned 180°).
+
+    Why: some designs print no index at all (a joker that is only a picture) or only one
+    (tango_nuevo's lower corner is the big pip); a label that calls such a corner readable
+    teaches the localiser to fire on pictures and makes the evaluation demand the
+    impossible. The top corner counts when it holds print; the lower one when it also
+    repeats the top corner's print (turned), within a small shift."""
+    bgr = img[..., :3].astype(np.float32)
+    alpha = img[..., 3:].astype(np.float32) / 255.0 if img.shape[2] == 4 else 1.0
+    grey = cv2.cvtColor((bgr * alpha + 255 * (1 - alpha)).astype(np.uint8), cv2.COLOR_BGR2GRAY)
+    paper = float(np.argmax(np.bincount(grey.ravel(), minlength=256)))  # the commonest grey
+    top = _corner(grey, MATCH_BOX)
+    turned = grey[::-1, ::-1]
+    x0, x1, y0, y1 = MATCH_BOX
+    pad = 0.03
+    low = _corner(turned, (max(0.0, x0 - pad), x1 + pad, max(0.0, y0 - pad), y1 + pad))
+
+    def inked(a: np.ndarray) -> bool:
+        return (
+            a.size > 0
+            and float(np.mean(np.abs(a.astype(np.float32) - paper) > INK_LEVEL)) >= INK_SHARE
+        )
+
+    upper = inked(_corner(grey, INDEX_BOX))
+    if not upper or not inked(_corner(turned, INDEX_BOX)) or float(top.std()) < 1.0:
+        return upper, False
+    score = cv2.matchTemplate(low.astype(np.float32), top.astype(np.float32), cv2.TM_CCOEFF_NORMED)
+    return upper, float(score.max()) >= SAME_INDEX

@@ -20,7 +20,7 @@ import cv2
 import numpy as np
 
 from vision.detect import ANCHOR_X, ANCHOR_Y, BACK
-from vision.synth.decks import CARD_NAMES, DeckInfo, render_card
+from vision.synth.decks import CARD_NAMES, DeckInfo, index_corners, render_card
 
 SRC_HEIGHT = 320  # card renders are made at this height and scaled into the scene
 
@@ -46,10 +46,20 @@ class SceneConfig:
 
 @dataclass(slots=True)
 class IndexLabel:
+    """One index corner. ``visible``: the share of its index that can be read (0 when the
+    design prints no index there: ``printed`` False); ``shown``: the share of that corner
+    of the card in view, print or not."""
+
     xy: tuple[float, float]
     down: tuple[float, float]
     height: float
     visible: float
+    printed: bool = True
+    shown: float = -1.0  # -1: as ``visible``
+
+    def __post_init__(self) -> None:
+        if self.shown < 0:
+            self.shown = self.visible
 
 
 @dataclass(slots=True)
@@ -74,6 +84,8 @@ class CardLabel:
                     "down": [round(i.down[0], 4), round(i.down[1], 4)],
                     "height": round(i.height, 2),
                     "visible": round(i.visible, 3),
+                    "printed": i.printed,
+                    "shown": round(i.shown, 3),
                 }
                 for i in self.indices
             ],
@@ -97,6 +109,7 @@ class _Placed:
     src: np.ndarray  # BGRA
     m: np.ndarray  # 2×3 affine, source pixels → canvas
     face_up: bool
+    printed: tuple[bool, bool] = (True, True)  # an index at the top-left, bottom-right corner
 
 
 # ---------------------------------------------------------------- backgrounds and lighting
@@ -150,6 +163,7 @@ def _blur(img: np.ndarray, sigma: float) -> np.ndarray:
 
 
 _SOURCES: dict[tuple[str, str], np.ndarray] = {}
+_PRINTED: dict[tuple[str, str], tuple[bool, bool]] = {}
 
 
 def _source(deck: DeckInfo, card: str) -> np.ndarray:
@@ -159,6 +173,27 @@ def _source(deck: DeckInfo, card: str) -> np.ndarray:
     if img is None:
         img = _SOURCES[key] = render_card(deck, card, SRC_HEIGHT)
     return img
+
+
+def add_source(deck_name: str, card: str, img: np.ndarray) -> None:
+    """Serve ``card`` of design ``deck_name`` from this render (BGRA, SRC_HEIGHT tall)
+    instead of rendering it: scenes can then be composed where no SVG or rsvg-convert is
+    installed (a training machine fed packed renders, see models/pack_renders.py)."""
+    if img.ndim != 3 or img.shape[2] != 4 or img.shape[0] != SRC_HEIGHT:
+        raise ValueError(f"render {deck_name} {card}: expected BGRA {SRC_HEIGHT} px tall")
+    _SOURCES[(deck_name, card)] = img
+    _PRINTED.pop((deck_name, card), None)
+
+
+def printed_indices(deck: DeckInfo, card: str) -> tuple[bool, bool]:
+    """Whether ``card`` of ``deck`` prints an index at its top-left and bottom-right corner."""
+    if card == BACK:
+        return (False, False)
+    key = (deck.name, card)
+    got = _PRINTED.get(key)
+    if got is None:
+        got = _PRINTED[key] = index_corners(_source(deck, card))
+    return got
 
 
 def _light_field(rng: np.random.Generator, w: int, h: int) -> np.ndarray:
@@ -344,7 +379,7 @@ def compose_scene(
             if face_up and rng.random() < 0.5:
                 a += math.pi  # a card's two ends look alike; show both
             m = _affine(src, (ox + x, oy + y), a, h_grp * rng.uniform(0.98, 1.02))
-            placed.append(_Placed(name, src, m, face_up))
+            placed.append(_Placed(name, src, m, face_up, printed_indices(deck, name)))
 
     shadow_dx, shadow_dy = rng.normal(0, 0.02 * card_h, size=2)
     shadow_k = rng.uniform(0.0, 0.45)
@@ -465,7 +500,7 @@ def _label(p: _Placed, k: int, owner: np.ndarray) -> CardLabel:
         return lab
     down = p.m[:, :2] @ np.array([0.0, 1.0])
     down = down / np.hypot(*down)
-    for flip in (False, True):
+    for flip, printed in zip((False, True), p.printed, strict=True):
         ax, ay = ANCHOR_X * sh, ANCHOR_Y * sh
         region = _grid(0.02 * sh, 0.19 * sh, 0.03 * sh, 0.29 * sh, 5)
         anchor = np.array([[ax, ay]])
@@ -475,9 +510,8 @@ def _label(p: _Placed, k: int, owner: np.ndarray) -> CardLabel:
         a = _apply(p.m, anchor)[0]
         d = -down if flip else down
         v = _visible(owner, _apply(p.m, region), k)
-        lab.indices.append(
-            IndexLabel((float(a[0]), float(a[1])), (float(d[0]), float(d[1])), height, v)
-        )
+        xy, dn = (float(a[0]), float(a[1])), (float(d[0]), float(d[1]))
+        lab.indices.append(IndexLabel(xy, dn, height, v if printed else 0.0, printed, v))
     return lab
 
 
@@ -511,9 +545,8 @@ def _warp_label(c: CardLabel, hom: np.ndarray) -> CardLabel:
         tip = _hpt(hom, i.xy[0] + i.down[0] * 10, i.xy[1] + i.down[1] * 10)
         d = (tip[0] - xy[0], tip[1] - xy[1])
         n = math.hypot(*d) or 1.0
-        out.indices.append(
-            IndexLabel(xy, (d[0] / n, d[1] / n), local_h(*i.xy, *i.down, i.height), i.visible)
-        )
+        hh = local_h(*i.xy, *i.down, i.height)
+        out.indices.append(IndexLabel(xy, (d[0] / n, d[1] / n), hh, i.visible, i.printed, i.shown))
     return out
 
 
@@ -546,4 +579,13 @@ def _degrade(rng: np.random.Generator, img: np.ndarray) -> np.ndarray:
     return img
 
 
-__all__ = ["CARD_NAMES", "CardLabel", "IndexLabel", "Scene", "SceneConfig", "compose_scene"]
+__all__ = [
+    "CARD_NAMES",
+    "CardLabel",
+    "IndexLabel",
+    "Scene",
+    "SceneConfig",
+    "add_source",
+    "compose_scene",
+    "printed_indices",
+]
