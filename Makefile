@@ -4,6 +4,7 @@ PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
+TRAIN  := $(VENV)/.installed-train
 
 .PHONY: demo test lint typecheck pytest bench firmware system-deps clean
 
@@ -12,6 +13,11 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e '.[dev]'
 	touch $(STAMP)
+
+# the training extra (torch CPU, onnx): the tests dry-run the training recipes on it
+$(TRAIN): $(STAMP)
+	$(PY) -m pip install -q -e '.[dev,train]'
+	touch $(TRAIN)
 
 system-deps:
 	bash scripts/system-deps.sh
@@ -26,7 +32,7 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(PY) -m mypy engine vision firmware_bridge dashboard evidence tablescan models hall
 
-pytest: $(STAMP) system-deps firmware
+pytest: $(TRAIN) system-deps firmware
 	$(PY) -m pytest
 
 test: lint typecheck pytest

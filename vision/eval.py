@@ -192,7 +192,7 @@ def eval_holdout(
     per design, ``designs`` (scenes drawn from one design only: most of them). ``renders``:
     a packed ``eval`` split (``models/pack_renders.py``) for a machine without the decks."""
     if renders is not None:
-        from models.pack_renders import load_pack
+        from vision.synth.pack import load_pack
 
         decks, usable = load_pack(renders, "eval")
         decks = [d for d in decks if not only or d.name in only]

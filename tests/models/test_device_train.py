@@ -11,15 +11,13 @@ from pathlib import Path
 import cv2
 import numpy as np
 import onnxruntime as ort
-import pytest
+import torch  # the train extra: make test installs it (the Makefile's training stamp)
 
-torch = pytest.importorskip("torch", reason="the train extra (torch) is not installed")
-
-from models.enroll import cut_scans, write_enrolled  # noqa: E402
-from models.from_onnx import nets_from_onnx, resize_cls  # noqa: E402
-from models.pack_renders import pack, save_init  # noqa: E402
-from vision.detect import DEFAULT_MODEL, CardDetector, crop_index  # noqa: E402
-from vision.synth.decks import CARD_NAMES, all_decks, render_card  # noqa: E402
+from models.enroll import cut_scans, write_enrolled
+from models.from_onnx import nets_from_onnx, resize_cls
+from models.pack_renders import pack, save_init
+from vision.detect import DEFAULT_MODEL, CardDetector, crop_index
+from vision.synth.decks import CARD_NAMES, all_decks, render_card
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "vision" / "fixtures"
