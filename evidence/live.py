@@ -13,6 +13,10 @@
                                        pixels of the table corners TL, TR, BR, BL), written by
                                        the dashboard's calibration page, read by the node.
 
+``DATA/live/.disk.json``              ``{"low", "free_bytes", "min_free_bytes", "at"}``: the
+                                       retention pass's last look at the disk (no table id
+                                       starts with a dot).
+
 Writes are atomic (temp file + rename) so a reader never sees half a frame.
 """
 
@@ -62,6 +66,12 @@ class LiveFiles:
 
     def layout(self, table: str) -> dict[str, Any] | None:
         return self._read_json(self._path(table, "layout.json"))
+
+    def put_disk(self, note: dict[str, Any]) -> None:
+        self._write(self.root / ".disk.json", json.dumps({**note, "at": time.time()}).encode())
+
+    def disk(self) -> dict[str, Any] | None:
+        return self._read_json(self.root / ".disk.json")
 
     def put_calibration(self, table: str, calibration: dict[str, Any]) -> None:
         self._write(self._path(table, "calibration.json"), json.dumps(calibration).encode())

@@ -27,7 +27,7 @@ from numpy.typing import NDArray
 
 from engine.games import RefereeLike, referee_for
 from engine.record import dumps_event
-from tablescan.config import ConfigError, TableConfig, load_config
+from tablescan.config import TableConfig, load_config
 from tablescan.node import Event, NodeHooks, NodeStats, TableNode
 from vision.calibration import (
     Area,
@@ -246,14 +246,33 @@ def dashboard_calibration(data: Path, cfg: TableConfig) -> TableConfig:
     saved = LiveFiles(data).calibration(cfg.table_id)
     if not saved or saved.get("method") != "points":
         return cfg
-    pts = saved.get("points")
-    if not (isinstance(pts, list) and len(pts) == 4):
-        raise ConfigError(f"{data}/live/{cfg.table_id}/calibration.json: points: expected 4")
-    cal = dataclasses.replace(
-        cfg.calibration, method="points", points=tuple((float(x), float(y)) for x, y in pts)
-    )
+    points = _corners(saved.get("points"))
+    if points is None:  # a bad save never stops the node: it keeps the config's calibration
+        log.warning(
+            "%s/live/%s/calibration.json: points: expected four finite [x, y] corners "
+            "around an area; ignored (the config's calibration is used)",
+            data,
+            cfg.table_id,
+        )
+        return cfg
+    cal = dataclasses.replace(cfg.calibration, method="points", points=points)
     log.info("using the dashboard's calibration points for table %s", cfg.table_id)
     return dataclasses.replace(cfg, calibration=cal)
+
+
+def _corners(value: Any) -> tuple[tuple[float, float], ...] | None:
+    """Four finite image points enclosing an area, or None."""
+    try:
+        pts = tuple((float(x), float(y)) for x, y in value)
+    except (TypeError, ValueError):
+        return None
+    if len(pts) != 4 or not all(np.isfinite(v) for p in pts for v in p):
+        return None
+    area = (
+        sum(x0 * y1 - x1 * y0 for (x0, y0), (x1, y1) in zip(pts, pts[1:] + pts[:1], strict=True))
+        / 2
+    )
+    return pts if abs(area) >= 1.0 else None
 
 
 def run_source(
