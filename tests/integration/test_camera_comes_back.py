@@ -98,7 +98,7 @@ def test_a_cut_camera_is_lost_then_read_again_with_every_event_kept(
         print(f"camera lost seen in {lost_in:.2f} s; back in {back_in:.2f} s")
     finally:
         proc.send_signal(signal.SIGTERM)
-        out, err = proc.communicate(timeout=30)
+        _out, err = proc.communicate(timeout=30)
     assert proc.returncode == 0, err[-3000:]
     store = EvidenceStore(data, durable=False)
     try:
