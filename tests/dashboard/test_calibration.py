@@ -1,6 +1,8 @@
 """The calibration page in real Chromium: the live frame, the ArUco markers found in it (found
 server-side), the seat areas from the table's own config (the node's ``layout.json``), and the
-corners saved back; a bad save is a one-line 400 and never stops the next node start."""
+corners saved back; a bad save is a one-line 400 and never stops the next node start. Beside
+it, what the technician checks next: "camera lost" on the health and table pages (from the
+node's live health) and DISK LOW when the retention pass found the disk under its floor."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ from typing import Any
 import cv2
 import numpy as np
 import pytest
+from flask import Flask
 from flask.testing import FlaskClient
 from playwright.sync_api import sync_playwright
 
@@ -19,6 +22,7 @@ from dashboard.desk import register
 from dashboard.hub import Hub
 from evidence import EvidenceStore
 from evidence.live import LiveFiles
+from evidence.retention import RetentionLoop
 from tablescan.cli import main as tablescan
 from tablescan.config import TableConfig, load_config
 from tablescan.wiring import dashboard_calibration, layout_json
@@ -151,3 +155,41 @@ def test_calibration_page_shows_markers_config_areas_and_saves_them(
         assert abs(x - cx) < 3 and abs(y - cy) < 3  # the corners sit on the marker centres
     page.screenshot(path=str(ARTIFACTS / "calibration-markers.png"), full_page=True)
     assert dashboard_calibration(data, table).calibration.method == "points"
+
+
+LOST = {"camera": "lost", "lost_for_s": 3.4, "losses": 1, "reconnects": 0, "frames": 120,
+        "dropped": 2, "missed": 85, "last_error": "read failed"}  # fmt: skip
+
+
+def test_retention_notes_a_low_disk_for_the_health_api(
+    app: Flask, site: Any, store: EvidenceStore, data: Path
+) -> None:
+    RetentionLoop(store, max_age_s=None, min_free_bytes=1 << 60).run_once()  # no disk has that
+    c = app.test_client()
+    login(c)
+    h = c.get("/api/health").get_json()
+    assert h["disk_low"] is True and h["disk_min_free_bytes"] == 1 << 60
+    RetentionLoop(store, max_age_s=None, min_free_bytes=1).run_once()
+    assert c.get("/api/health").get_json()["disk_low"] is False
+
+
+def test_camera_lost_and_disk_low_show_on_the_pages(
+    browser_page: Any, store: EvidenceStore, data: Path
+) -> None:
+    page, url = browser_page
+    live = LiveFiles(data)
+    live.put_health("t1", {"fps": 12.0, "source": "http://cam/stream", "camera": LOST})
+    RetentionLoop(store, max_age_s=None, min_free_bytes=1 << 60).run_once()
+    page.goto(url + "/health")
+    page.wait_for_selector("#disk-low")
+    text = page.inner_text("#health")
+    assert "camera lost (3 s)" in text and "2 / 85" in text
+    page.screenshot(path=str(ARTIFACTS / "health-camera-lost.png"), full_page=True)
+    page.goto(url + "/tables/t1")
+    banner = page.wait_for_selector("#camera-state:not([hidden])")
+    assert banner is not None and "camera lost" in banner.inner_text()
+    page.screenshot(path=str(ARTIFACTS / "table-camera-lost.png"), full_page=True)
+    live.put_health("t1", {"fps": 12.0, "camera": {**LOST, "camera": "ok", "reconnects": 1}})
+    page.wait_for_selector("#camera-state[hidden]", state="attached", timeout=5000)
+    page.goto(url + "/health")
+    page.wait_for_selector(".metric >> text=camera ok (back 1×)")
