@@ -6,6 +6,7 @@ dashboard's desk referee) re-judges from them and stores its rulings."""
 
 from __future__ import annotations
 
+import math
 import shutil
 from typing import Any
 
@@ -166,6 +167,7 @@ def corrections(tid: str) -> Any:
     return _written(tid, seq)
 
 
+MAX_PIXEL = 16384  # no camera frame is wider or taller
 REFEREE_RULES = ("time_limit", "take_back", "talking", "wrong_declare", "peeking", "conduct")
 
 
@@ -207,6 +209,8 @@ def violations(tid: str) -> Any:
 @role_required("head", "referee")
 def calibration(tid: str) -> Any:
     """Save the four table corners (image pixels, TL TR BR BL) dragged on the calibration page."""
+    if tid not in hub().tables:  # also an id like '..': never a path, never a 500
+        return _bad(f"no table {tid[:64]!r} on this node")
     data = _payload()
     points = data.get("points")
     try:
@@ -215,6 +219,8 @@ def calibration(tid: str) -> Any:
             raise ValueError
     except (TypeError, ValueError):
         return _bad("points: expected four [x, y] image points (TL, TR, BR, BL)")
+    if not all(math.isfinite(v) and 0 <= v <= MAX_PIXEL for p in pts for v in p):
+        return _bad(f"points: each x and y must be a number of image pixels 0-{MAX_PIXEL}")
     user = current_user()
     assert user is not None
     cal = {"method": "points", "points": pts}
@@ -277,9 +283,12 @@ def health_report() -> dict[str, Any]:
     disk = shutil.disk_usage(store.data_dir)
     counters = dict(current_app.extensions["tablescan.counters"])
     counters["store_refused"] = store.rejected
+    note = live.disk() or {}
     return {
         "disk_free_bytes": disk.free,
         "disk_total_bytes": disk.total,
+        "disk_low": bool(note.get("low")),  # the retention pass says DISK LOW
+        "disk_min_free_bytes": note.get("min_free_bytes"),
         "counters": counters,
         "tables": [
             {

@@ -51,25 +51,76 @@ def corrections(tid: str) -> str:
     return render_template("corrections.html", page="corrections", tid=tid)
 
 
-@bp.get("/tables/<tid>/calibration")
-@login_required
-def calibration(tid: str) -> str:
-    from evidence.live import LiveFiles
+def _default_layout(seats: int) -> dict[str, Any]:
     from vision.calibration import default_layout
 
-    view = _table(tid).view
-    layout = default_layout(max(2, len(view.get("seats", [])) or 4))
+    layout = default_layout(max(2, seats or 4))
     areas = [
         {"name": a.name, "kind": a.kind, "seat": a.seat, "polygon": [list(p) for p in a.polygon]}
         for a in layout.areas
     ]
-    saved = LiveFiles(hub().store.data_dir).calibration(tid)
+    return {"table_size": list(layout.table_size), "areas": areas, "from_config": False}
+
+
+def find_markers(jpeg: bytes | None, dictionary: str) -> list[dict[str, Any]]:
+    """The ArUco markers in the live frame (id, corners, centre in image pixels): what the
+    technician sees the calibration find before saving."""
+    if not jpeg:
+        return []
+    import cv2
+    import numpy as np
+
+    from vision.calibration import CalibrationError, aruco_dictionary
+
+    image = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_GRAYSCALE)
+    if image is None:
+        return []
+    try:
+        detector = cv2.aruco.ArucoDetector(
+            aruco_dictionary(dictionary), cv2.aruco.DetectorParameters()
+        )
+    except CalibrationError:
+        return []
+    corners, ids, _ = detector.detectMarkers(image)
+    if ids is None:
+        return []
+    out = []
+    for c, i in sorted(zip(corners, ids.ravel(), strict=True), key=lambda m: int(m[1])):
+        quad = c.reshape(4, 2).astype(float)
+        out.append(
+            {
+                "id": int(i),
+                "corners": quad.round(1).tolist(),
+                "centre": quad.mean(axis=0).round(1).tolist(),
+            }
+        )
+    return out
+
+
+@bp.get("/tables/<tid>/calibration")
+@login_required
+def calibration(tid: str) -> str:
+    """The live frame, the markers found in it, the seat areas from the table's config (the
+    node shares them in ``live/<table>/layout.json``), and the saved corners."""
+    from evidence.live import LiveFiles
+
+    view = _table(tid).view
+    live = LiveFiles(hub().store.data_dir)
+    layout = live.layout(tid)
+    if layout is not None and isinstance(layout.get("areas"), list):
+        layout = {**layout, "from_config": True}
+    else:
+        layout = _default_layout(len(view.get("seats", [])))
+    cal = layout.get("calibration") or {}
+    dictionary = str(cal.get("dictionary") or "DICT_4X4_50")
+    markers = find_markers(live.frame(tid), dictionary)
     return render_template(
         "calibration.html",
         page="calibration",
         tid=tid,
-        layout={"table_size": list(layout.table_size), "areas": areas},
-        saved=saved,
+        layout=layout,
+        saved=live.calibration(tid),
+        markers={"found": markers, "want": cal.get("marker_ids") or [0, 1, 2, 3]},
     )
 
 

@@ -1,10 +1,21 @@
 """Live, non-evidence files a table node shares with the dashboard (not chained, overwritten):
 
 ``DATA/live/<table>/frame.jpg``        the latest camera frame (hands already masked out)
-``DATA/live/<table>/health.json``      ``{"fps", "model_ms", "queue", "serial": {...}}``
+``DATA/live/<table>/health.json``      ``{"fps", "model_ms", "queue", "needs_referee",
+                                       "errors", "source", "camera": {"camera": "ok"|"lost",
+                                       "lost_for_s", "dropped", "missed", "reconnects", ...},
+                                       "serial": {...}, "updated"}``
+``DATA/live/<table>/layout.json``      the table's layout from its config (``table_size``,
+                                       ``areas``, ``masks``, ``calibration`` settings,
+                                       ``seats``), written by the node at start for the
+                                       calibration page.
 ``DATA/live/<table>/calibration.json`` ``{"method": "points", "points": [[x, y] * 4]}`` (image
                                        pixels of the table corners TL, TR, BR, BL), written by
                                        the dashboard's calibration page, read by the node.
+
+``DATA/live/.disk.json``              ``{"low", "free_bytes", "min_free_bytes", "at"}``: the
+                                       retention pass's last look at the disk (no table id
+                                       starts with a dot).
 
 Writes are atomic (temp file + rename) so a reader never sees half a frame.
 """
@@ -49,6 +60,18 @@ class LiveFiles:
 
     def health(self, table: str) -> dict[str, Any] | None:
         return self._read_json(self._path(table, "health.json"))
+
+    def put_layout(self, table: str, layout: dict[str, Any]) -> None:
+        self._write(self._path(table, "layout.json"), json.dumps(layout).encode())
+
+    def layout(self, table: str) -> dict[str, Any] | None:
+        return self._read_json(self._path(table, "layout.json"))
+
+    def put_disk(self, note: dict[str, Any]) -> None:
+        self._write(self.root / ".disk.json", json.dumps({**note, "at": time.time()}).encode())
+
+    def disk(self) -> dict[str, Any] | None:
+        return self._read_json(self.root / ".disk.json")
 
     def put_calibration(self, table: str, calibration: dict[str, Any]) -> None:
         self._write(self._path(table, "calibration.json"), json.dumps(calibration).encode())

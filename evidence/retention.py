@@ -220,12 +220,24 @@ class RetentionLoop:
                 (self.min_free_bytes or 0) // mb,
                 budget // mb,
             )
+        self._note(free)
         return prune(
             self.store,
             max_age_s=self.max_age_s,
             min_free_bytes=self.min_free_bytes,
             space_budget_bytes=budget,
         )
+
+    def _note(self, free: int) -> None:
+        """What the dashboard's health page shows: the disk is low (``DATA/live/.disk.json``)."""
+        from evidence.live import LiveFiles
+
+        try:
+            LiveFiles(self.store.data_dir).put_disk(
+                {"low": self.disk_low, "free_bytes": free, "min_free_bytes": self.min_free_bytes}
+            )
+        except OSError as e:  # a full disk may refuse even this: the log line says it all
+            log.warning("disk note not written: %s", e)
 
     def _run(self) -> None:
         while not self._stop.is_set():

@@ -36,6 +36,7 @@ import paho.mqtt.client as mqtt
 
 from evidence.live import LiveFiles
 from evidence.outbox import Outbox, StreamItem
+from evidence.signing import read_head
 from evidence.store import EvidenceStore, StoreError
 from hall.client import connect_async, make_client
 from hall.config import HallConfig
@@ -228,11 +229,19 @@ class Publisher:
             "head": self.outbox.head(),
             "outbox": self.outbox.count(),
             "health": LiveFiles(self.store.data_dir).health(self.table),
+            "signed_head": self._signed_head(),
             "at": time.time(),
         }
         self.client.publish(self.topics["state"], json.dumps(state), qos=1, retain=True)
         self._state_at = time.monotonic()
         self._state_dirty = False
+
+    def _signed_head(self) -> dict[str, Any] | None:
+        """The node's signed chain head (``DATA/head.json``): the desk can tell a cut tail."""
+        try:
+            return read_head(self.store.data_dir)
+        except (OSError, ValueError):
+            return None
 
     # -- from the desk ----------------------------------------------------------------------
 

@@ -10,11 +10,28 @@ from __future__ import annotations
 import argparse
 import importlib
 import logging
+import logging.handlers
 import pkgutil
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from tablescan import __version__, commands
+
+LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+LOG_BYTES = 5 * 1024 * 1024
+LOG_KEEP = 5
+
+
+def log_to_file(path: Path) -> logging.Handler:
+    """Also log to ``path``, rotated at 5 MB with 5 old files kept (a node runs for weeks)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handler = logging.handlers.RotatingFileHandler(
+        path, maxBytes=LOG_BYTES, backupCount=LOG_KEEP, encoding="utf-8"
+    )
+    handler.setFormatter(logging.Formatter(LOG_FORMAT))
+    logging.getLogger().addHandler(handler)
+    return handler
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -35,10 +52,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    logging.basicConfig(
-        level=logging.DEBUG if args.verbose else logging.INFO,
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-    )
+    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO, format=LOG_FORMAT)
     if not getattr(args, "func", None):
         parser.print_help()
         return 2

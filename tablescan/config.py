@@ -23,6 +23,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from hall.config import HallConfig, HallConfigError, parse_broker
+
 ARUCO_DICTS = ("DICT_4X4_50", "DICT_4X4_100", "DICT_5X5_50", "DICT_6X6_50", "DICT_ARUCO_ORIGINAL")
 AREA_KINDS = ("seat", "centre")
 TABLE_ID = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
@@ -256,6 +258,43 @@ class EvidenceSection(_Section):
     )
 
 
+class HallSection(_Section):
+    """The hall broker this table publishes its stored record to (optional; with `run --data`)."""
+
+    broker: str = Field(
+        description="The hall's Mosquitto broker: `mqtt://host[:1883]` or `mqtts://host[:8883]` "
+        "(TLS)."
+    )
+    name: str = Field(
+        default="hall",
+        pattern=r"^[A-Za-z0-9_.-]{1,64}$",
+        description="The hall's name, the second part of every topic "
+        "(`tablescan/<name>/<table>/…`).",
+    )
+    username: str | None = Field(
+        default=None,
+        min_length=1,
+        description="The broker user. Default: the table id (the shipped ACL keys a table's "
+        "topics on it).",
+    )
+    password_file: str | None = Field(
+        default=None,
+        description="A file whose first line is the broker password (relative to this file); "
+        "keeps the password out of the config.",
+    )
+    ca_file: str | None = Field(
+        default=None,
+        description="The hall CA certificate for `mqtts://` (relative to this file). Default: "
+        "the system's trusted CAs.",
+    )
+    cert_file: str | None = Field(
+        default=None, description="A client certificate for `mqtts://` (with `key_file`)."
+    )
+    key_file: str | None = Field(
+        default=None, description="The client certificate's key (with `cert_file`)."
+    )
+
+
 class TableFile(_Section):
     """The whole ``table.toml``."""
 
@@ -267,6 +306,9 @@ class TableFile(_Section):
     motion: MotionSection = Field(default_factory=MotionSection)
     calibration: CalibrationSection
     evidence: EvidenceSection = Field(default_factory=EvidenceSection)
+    hall: HallSection | None = Field(
+        default=None, description="`[hall]`: the broker this table publishes to (optional)."
+    )
     areas: list[AreaSection] = Field(
         description="One `[[areas]]` per seat and one centre area, on the table plane."
     )
@@ -284,6 +326,7 @@ SECTIONS: tuple[tuple[str, type[BaseModel], bool], ...] = (
     ("motion", MotionSection, False),
     ("calibration", CalibrationSection, False),
     ("evidence", EvidenceSection, False),
+    ("hall", HallSection, False),
     ("areas", AreaSection, True),
     ("masks", MaskSection, True),
 )  # (TOML name, schema, is an array of tables): the doc and `setup` walk this
@@ -341,6 +384,7 @@ class TableConfig:
     camera_size: tuple[int, int] = CAMERA_SIZE
     lost_after_s: float = 1.0
     retry_max_s: float = 0.5
+    hall: HallConfig | None = None  # ``[hall]``: publish the stored record to this broker
 
     def match_start(self) -> dict[str, Any]:
         """The ``match_start`` record event this table opens with."""
@@ -451,7 +495,50 @@ def _check(f: TableFile, path: Path) -> list[tuple[tuple[Any, ...], str]]:
         out.append((("areas",), f"expected exactly one seat area per seat 0..{n - 1}"))
     if sum(a.kind == "centre" for a in f.areas) != 1:
         out.append((("areas",), "expected exactly one centre area"))
+    out += _check_hall(f.hall, path)
     return out
+
+
+HALL_FILES = ("password_file", "ca_file", "cert_file", "key_file")
+
+
+def _check_hall(h: HallSection | None, path: Path) -> list[tuple[tuple[Any, ...], str]]:
+    if h is None:
+        return []
+    out: list[tuple[tuple[Any, ...], str]] = []
+    try:
+        parse_broker(h.broker)
+    except HallConfigError as e:
+        out.append((("hall", "broker"), str(e).removeprefix("broker ")))
+    for name in HALL_FILES:
+        value = getattr(h, name)
+        if value is not None and not _rel(path, value).is_file():
+            out.append((("hall", name), f"{_rel(path, value)}: no such file"))
+    if (h.cert_file is None) != (h.key_file is None):
+        out.append((("hall", "cert_file"), "give both cert_file and key_file, or neither"))
+    return out
+
+
+def _hall(h: HallSection | None, path: Path) -> HallConfig | None:
+    if h is None:
+        return None
+
+    def file(name: str) -> Path | None:
+        value = getattr(h, name)
+        return None if value is None else _rel(path, value)
+
+    try:
+        return HallConfig(
+            broker=h.broker,
+            hall=h.name,
+            username=h.username,
+            password_file=file("password_file"),
+            ca_file=file("ca_file"),
+            cert_file=file("cert_file"),
+            key_file=file("key_file"),
+        )
+    except HallConfigError as e:  # a file removed since the check
+        raise ConfigError(f"{path}: hall: {e}") from None
 
 
 def _check_profile(t: TableSection) -> list[tuple[tuple[Any, ...], str]]:
@@ -522,6 +609,7 @@ def _resolve(f: TableFile, path: Path) -> TableConfig:
         camera_size=(f.camera.width, f.camera.height),
         lost_after_s=f.source.lost_after_s,
         retry_max_s=f.source.retry_max_s,
+        hall=_hall(f.hall, path),
     )
 
 

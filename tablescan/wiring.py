@@ -3,9 +3,9 @@
 In the style of Frigate's ``FrigateApp.start()``: ``TableApp.start`` is one readable list of
 steps, each a small method; ``stop`` undoes them in reverse; ``run`` is the source loop.
 
-    config → evidence store (+ its hooks, what a crash left) → record file → source →
-    detector → reader (vision) → referee (engine.games) → node → seat controller →
-    live frame for the dashboard;  then the source loop;  then teardown.
+    config → evidence store (+ its hooks, what a crash left) → hall publisher → record file →
+    source → detector → reader (vision) → referee (engine.games) → node → seat controller →
+    live frame, health and layout for the dashboard;  then the source loop;  then teardown.
 
 The helpers below build each part from the table config; tests and benches that want a bare
 node use ``build_node``.
@@ -27,7 +27,7 @@ from numpy.typing import NDArray
 
 from engine.games import RefereeLike, referee_for
 from engine.record import dumps_event
-from tablescan.config import ConfigError, TableConfig, load_config
+from tablescan.config import TableConfig, load_config
 from tablescan.node import Event, NodeHooks, NodeStats, TableNode
 from vision.calibration import (
     Area,
@@ -42,6 +42,8 @@ from vision.sources import FrameSource, open_source
 
 if TYPE_CHECKING:
     from evidence.store import EvidenceStore
+    from hall.publish import Publisher
+    from tablescan.live_share import LiveShare
     from tablescan.seat_buttons import SeatButtons
 
 log = logging.getLogger(__name__)
@@ -210,6 +212,33 @@ def store_wiring(
     return NodeHooks(**store_hooks(store, cfg.table_id)), [store.close], store
 
 
+def layout_json(cfg: TableConfig) -> dict[str, Any]:
+    """The table's layout and calibration settings as the dashboard's calibration page draws
+    them (``DATA/live/<table>/layout.json``)."""
+    cal = cfg.calibration
+    return {
+        "table_size": list(cal.table_size),
+        "areas": [
+            {
+                "name": a.name,
+                "kind": a.kind,
+                "seat": a.seat,
+                "polygon": [list(p) for p in a.polygon],
+            }
+            for a in cfg.areas
+        ],
+        "masks": [[list(p) for p in m] for m in cfg.masks],
+        "calibration": {
+            "method": cal.method,
+            "dictionary": cal.dictionary,
+            "marker_ids": list(cal.marker_ids),
+            "marker_size": cal.marker_size,
+            "points": [list(p) for p in cal.points],
+        },
+        "seats": list(cfg.seats),
+    }
+
+
 def dashboard_calibration(data: Path, cfg: TableConfig) -> TableConfig:
     """Table corners entered on the dashboard's calibration page replace the config's."""
     from evidence.live import LiveFiles
@@ -217,14 +246,33 @@ def dashboard_calibration(data: Path, cfg: TableConfig) -> TableConfig:
     saved = LiveFiles(data).calibration(cfg.table_id)
     if not saved or saved.get("method") != "points":
         return cfg
-    pts = saved.get("points")
-    if not (isinstance(pts, list) and len(pts) == 4):
-        raise ConfigError(f"{data}/live/{cfg.table_id}/calibration.json: points: expected 4")
-    cal = dataclasses.replace(
-        cfg.calibration, method="points", points=tuple((float(x), float(y)) for x, y in pts)
-    )
+    points = _corners(saved.get("points"))
+    if points is None:  # a bad save never stops the node: it keeps the config's calibration
+        log.warning(
+            "%s/live/%s/calibration.json: points: expected four finite [x, y] corners "
+            "around an area; ignored (the config's calibration is used)",
+            data,
+            cfg.table_id,
+        )
+        return cfg
+    cal = dataclasses.replace(cfg.calibration, method="points", points=points)
     log.info("using the dashboard's calibration points for table %s", cfg.table_id)
     return dataclasses.replace(cfg, calibration=cal)
+
+
+def _corners(value: Any) -> tuple[tuple[float, float], ...] | None:
+    """Four finite image points enclosing an area, or None."""
+    try:
+        pts = tuple((float(x), float(y)) for x, y in value)
+    except (TypeError, ValueError):
+        return None
+    if len(pts) != 4 or not all(np.isfinite(v) for p in pts for v in p):
+        return None
+    area = (
+        sum(x0 * y1 - x1 * y0 for (x0, y0), (x1, y1) in zip(pts, pts[1:] + pts[:1], strict=True))
+        / 2
+    )
+    return pts if abs(area) >= 1.0 else None
 
 
 def run_source(
@@ -260,9 +308,18 @@ def run_source(
     for err in source.errors:
         node.stats.errors["source"] += 1
         log.error("%s", err)
-    node.finish(last_t)
+    if source.errors:  # a source error never ends the hand: a restart resumes it
+        log.error("the hand is left open (no hand_end); restart the node to go on")
+    else:
+        node.finish(last_t)
     node.stats.wall_s = time.perf_counter() - start
     return node.stats
+
+
+def _unspool(_ev: Event, paths: list[Path]) -> None:
+    """After the store took the evidence JPEGs (it copies them): the spooled files go."""
+    for path in paths:
+        path.unlink(missing_ok=True)
 
 
 # --- the start-up -------------------------------------------------------------------------
@@ -304,6 +361,8 @@ class TableApp:
     referee: RefereeLike = field(init=False)
     node: TableNode = field(init=False)
     seats: SeatButtons | None = field(init=False, default=None)
+    publisher: Publisher | None = field(init=False, default=None)
+    live: LiveShare | None = field(init=False, default=None)
     _listeners: list[NodeHooks] = field(init=False, default_factory=list)
     _closers: list[Callable[[], None]] = field(init=False, default_factory=list)
 
@@ -312,6 +371,7 @@ class TableApp:
         try:
             self.init_config()
             self.init_store()
+            self.init_hall()
             self.init_record_file()
             self.init_source()
             self.init_detector()
@@ -356,18 +416,43 @@ class TableApp:
                 "table id or data folder"
             )
 
+    def init_hall(self) -> None:
+        """``[hall]``: the stored record published to the hall's broker (the store is the
+        source of truth, so only with ``--data``), woken on each new event and ruling."""
+        if self.cfg.hall is None:
+            return
+        if self.store is None:
+            log.warning(
+                "%s: [hall] is set but there is no --data store: not published", self.config
+            )
+            return
+        from hall.publish import start_publisher
+
+        pub = self.publisher = start_publisher(self.store, self.cfg.table_id, self.cfg.hall)
+        self._closers.append(pub.stop)
+        self._listeners.append(
+            NodeHooks(on_event=lambda _e: pub.wake(), on_ruling=lambda _e, _r: pub.wake())
+        )
+
     def init_record_file(self) -> None:
-        """``run``: the record appended to a JSON-lines file, each event echoed."""
+        """``run``: each event echoed on stdout and appended to a JSON-lines file: ``record``,
+        else (without a ``--data`` store, which is the record) ``<id>.jsonl`` beside the
+        config."""
         if not self.append_record:
             return
-        path = self.record or self.cfg.path.with_name(self.cfg.table_id + ".jsonl")
-        out: IO[str] = open(path, "a", encoding="utf-8")  # noqa: SIM115 (closed in stop)
-        self._closers.append(out.close)
+        path = self.record
+        if path is None and self.data is None:
+            path = self.cfg.path.with_name(self.cfg.table_id + ".jsonl")
+        out: IO[str] | None = None
+        if path is not None:
+            out = open(path, "a", encoding="utf-8")  # noqa: SIM115 (closed in stop)
+            self._closers.append(out.close)
 
         def on_event(ev: Event) -> None:
             line = dumps_event(ev)
-            out.write(line + "\n")
-            out.flush()
+            if out is not None:
+                out.write(line + "\n")
+                out.flush()
             print(line, flush=True)
 
         self._listeners.append(NodeHooks(on_event=on_event))
@@ -402,16 +487,21 @@ class TableApp:
 
     def init_node(self) -> None:
         """The node; a live camera resumed after a crash goes on from now (a file replays
-        its frames up to the crash)."""
+        its frames up to the crash). With a store, evidence JPEGs are spooled under
+        ``DATA/spool/<table>/`` and removed once the store holds them."""
         if self.hooks is not None:
             self._listeners.append(self.hooks)
+        evidence_dir = self.evidence_dir
+        if self.store is not None and evidence_dir is None:
+            evidence_dir = self.store.data_dir / "spool" / self.cfg.table_id
+            self._listeners.insert(1, NodeHooks(on_evidence=_unspool))
         self.node = TableNode(
             self.cfg,
             self.reader,
             self.referee,
             chain_hooks(*self._listeners),
             keep_evidence=self.keep_evidence,
-            evidence_dir=self.evidence_dir,
+            evidence_dir=evidence_dir,
             resume=self.stored,
         )
         if self.stored and getattr(self.frames, "live", False):
@@ -426,27 +516,55 @@ class TableApp:
         self._closers.append(self.seats.close)
 
     def init_live(self) -> None:
-        """The latest masked frame and the node's health, for the dashboard."""
+        """The latest masked frame, the node's health (the camera's with it, written at once
+        when it is lost or back) and the table's layout, for the dashboard."""
         if self.data is None:
             return
-        from tablescan.live_share import live_frames
+        from evidence.live import LiveFiles
+        from tablescan.live_share import LiveShare
 
         serial = self.seats.bridge.health if self.seats is not None else None
-        self.node.hooks.on_frame = live_frames(self.data, self.cfg.table_id, self.node, serial)
+        camera = getattr(self.frames, "health", None)
+        self.live = LiveShare(
+            self.data,
+            self.cfg.table_id,
+            self.node,
+            serial,
+            camera,
+            getattr(self.frames, "name", None),
+        )
+        self.node.hooks.on_frame = self.live.on_frame
+        LiveFiles(self.data).put_layout(self.cfg.table_id, layout_json(self.cfg))
+        self.live.write_health()
 
     def run(
         self,
         max_frames: int | None = None,
         speed: float = 0.0,
         each_frame: Callable[[], None] | None = None,
+        idle: Callable[[], None] | None = None,
     ) -> NodeStats:
         """The source loop: every frame through the node, the hand finished at the end.
-        ``each_frame()`` runs after every frame (after the seat controller's poll)."""
+        ``each_frame()`` runs after every frame (after the seat controller's poll); while a
+        live camera is lost, the source's ``on_idle`` polls the seats, refreshes the health
+        file and calls ``idle()`` (the watchdog's tick)."""
         steps: list[Callable[[], None]] = []
         if self.seats is not None:
             steps.append(self.seats.poll)
         if each_frame is not None:
             steps.append(each_frame)
+        idle_steps: list[Callable[[], None]] = [self.seats.poll] if self.seats else []
+        if self.live is not None:
+            idle_steps.append(self.live.idle)
+        if idle is not None:
+            idle_steps.append(idle)
+        if hasattr(self.frames, "on_idle") and idle_steps:
+
+            def on_idle() -> None:
+                for step in idle_steps:
+                    step()
+
+            self.frames.on_idle = on_idle
 
         def between() -> None:
             for step in steps:

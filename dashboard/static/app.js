@@ -452,7 +452,8 @@ async function drawHealth() {
     const h = await getJSON("/api/health");
     setLive(true);
     const m = (k, v, cls) => `<div class="metric ${cls || ""}"><div class="k">${esc(k)}</div><div class="v">${v}</div></div>`;
-    const out = [m(t("disk free"), fmtBytes(h.disk_free_bytes), h.disk_free_bytes < 1e9 ? "bad" : "ok")];
+    const out = [m(t("disk free"), fmtBytes(h.disk_free_bytes), h.disk_low || h.disk_free_bytes < 1e9 ? "bad" : "ok")];
+    if (h.disk_low) out.push(`<div class="metric wide bad" id="disk-low"><div class="k">${esc(t("DISK LOW"))}</div><div class="v small">${esc(t("under the {n} asked for: evidence is not deleted for space it did not take; free space or move the data folder", { n: fmtBytes(h.disk_min_free_bytes || 0) }))}</div></div>`);
     for (const tb of h.tables) {
       const n = tb.node || {};
       const age = n.updated ? Date.now() / 1000 - n.updated : null;
@@ -461,6 +462,8 @@ async function drawHealth() {
       out.push(m(t("frames / s"), n.fps != null ? Number(n.fps).toFixed(1) : "–"));
       out.push(m(t("model ms"), n.model_ms != null ? Number(n.model_ms).toFixed(1) : "–"));
       out.push(m(t("queue depth"), n.queue ?? "–", n.queue > 10 ? "bad" : ""));
+      out.push(cameraMetric(m, n.camera));
+      out.push(m(t("frames dropped / missed"), n.camera ? `${n.camera.dropped} / ${n.camera.missed}` : "–"));
       out.push(m(t("serial link"), serial.state ? esc(serial.state) : "–", serial.state === "up" ? "ok" : serial.state ? "bad" : ""));
       out.push(m(t("node report age"), age != null ? esc(t("{n} s", { n: age.toFixed(0) })) : esc(t("no report")), age == null || age > 10 ? "bad" : "ok"));
       out.push(m(t("record errors"), tb.errors, tb.errors ? "bad" : "ok"));
@@ -470,6 +473,29 @@ async function drawHealth() {
   } catch (err) {
     setLive(false);
   }
+}
+
+function cameraText(cam) {
+  if (!cam) return t("no camera report");
+  if (cam.camera === "lost") return t("camera lost ({s} s)", { s: Number(cam.lost_for_s).toFixed(0) });
+  return cam.reconnects ? t("camera ok (back {n}×)", { n: cam.reconnects }) : t("camera ok");
+}
+
+function cameraMetric(m, cam) {
+  return m(t("camera"), esc(cameraText(cam)), !cam ? "" : cam.camera === "lost" ? "bad" : "ok");
+}
+
+/* The table page's camera line: "camera lost" at once, from the node's health report. */
+async function drawCameraState() {
+  try {
+    const h = await getJSON("/api/health");
+    const tb = (h.tables || []).find((x) => x.id === TID);
+    const cam = tb && tb.node ? tb.node.camera : null;
+    const el = $("#camera-state");
+    const lost = !!cam && cam.camera === "lost";
+    el.hidden = !lost;
+    el.textContent = lost ? `⚠ ${cameraText(cam)} · ${t("the node keeps every event and retries")}` : "";
+  } catch (err) { /* the stream's own indicator shows a lost dashboard link */ }
 }
 
 /* ---------------------------------------------------------------- calibration */
@@ -499,8 +525,21 @@ function solveHomography(src, dst) {
 function calibration() {
   const layout = JSON.parse($("#layout").textContent);
   const saved = JSON.parse($("#saved").textContent);
+  const markers = JSON.parse($("#markers").textContent);
   const img = $("#frame"), svg = $("#overlay");
   let pts = null;
+  const byId = Object.fromEntries(markers.found.map((k) => [k.id, k]));
+  const atCorners = markers.want.map((id) => byId[id]);
+  const missing = markers.want.filter((id) => !byId[id]);
+  $("#markers-msg").textContent = !markers.found.length ? t("No marker found in the live frame.")
+    : missing.length ? t("Found markers {found}; missing {missing}.", { found: markers.found.map((k) => k.id).join(", "), missing: missing.join(", ") })
+    : t("All four corner markers found.");
+  $("#markers-msg").className = `small ${missing.length ? "warn-text" : ""}`;
+  $("#layout-msg").textContent = layout.from_config ? t("Seat areas from the table's config.") : t("Seat areas: a default layout (the table node has not shared its config yet).");
+  if (!missing.length) {
+    $("#use-markers").hidden = false;
+    $("#use-markers").addEventListener("click", () => { pts = atCorners.map((k) => k.centre.slice()); draw(); });
+  }
   const [W, H] = layout.table_size;
   const names = [t("top-left"), t("top-right"), t("bottom-right"), t("bottom-left")];
   function draw() {
@@ -512,6 +551,7 @@ function calibration() {
     const colours = ["#58a6ff", "#e3b341", "#7ee787", "#ff7b72", "#d2a8ff", "#79c0ff"];
     svg.innerHTML = `<polygon points="${poly([[0, 0], [W, 0], [W, H], [0, H]])}" fill="none" stroke="#fff" stroke-width="3" stroke-dasharray="10 6"/>`
       + layout.areas.map((a) => { const c = a.kind === "centre" ? "#ffffff" : colours[(a.seat || 0) % colours.length]; const [cx, cy] = map(...a.polygon.reduce((s, p) => [s[0] + p[0] / a.polygon.length, s[1] + p[1] / a.polygon.length], [0, 0])); return `<polygon points="${poly(a.polygon)}" fill="${c}" fill-opacity="0.18" stroke="${c}" stroke-width="2"/><text x="${cx}" y="${cy}" fill="${c}" font-size="${Math.max(14, w / 60)}" text-anchor="middle">${esc(areaName(a))}</text>`; }).join("")
+      + markers.found.map((k) => `<polygon class="marker" points="${k.corners.map((p) => p.join(",")).join(" ")}" fill="none" stroke="#3fb950" stroke-width="3"/><text x="${k.centre[0]}" y="${k.centre[1]}" fill="#3fb950" font-size="${Math.max(14, w / 60)}" text-anchor="middle">${k.id}</text>`).join("")
       + pts.map(([x, y], i) => `<circle class="handle" data-i="${i}" cx="${x}" cy="${y}" r="${Math.max(10, w / 90)}" fill="#f85149" stroke="#fff" stroke-width="3"/>`).join("");
     $("#corners").innerHTML = pts.map((p, i) => `<li>${esc(names[i])}: ${p[0].toFixed(0)}, ${p[1].toFixed(0)}</li>`).join("");
   }
@@ -575,7 +615,12 @@ if (DRAW[PAGE] && TID) {
       show(v);
     },
   });
-} else if (PAGE === "hall") {
+}
+if (PAGE === "table" && TID) {
+  drawCameraState();
+  setInterval(drawCameraState, 1000);
+}
+if (PAGE === "hall") {
   openStream("/api/hall/stream", { hall: drawHall });
 } else if (PAGE === "health") {
   drawHealth();

@@ -1,21 +1,39 @@
 """``tablescan run --config table.toml``: the live table node (camera → record → referee).
 
-The start-up steps are ``tablescan.wiring.TableApp``'s."""
+The start-up steps are ``tablescan.wiring.TableApp``'s. With ``--data`` everything the node
+writes lives in the data folder: the record is the store (a JSON-lines copy only with ``-o``),
+evidence JPEGs are spooled under ``DATA/spool/<table>/``, logs rotate under ``DATA/logs/``.
+Under systemd (``scripts/tablescan-table@.service``, ``Type=notify``) the node says READY once
+started and ticks the watchdog every frame and while the camera is lost.
+"""
 
 from __future__ import annotations
 
 import argparse
 import logging
+import signal
 from pathlib import Path
+from types import FrameType
 
 log = logging.getLogger(__name__)
+
+
+class Stopped(BaseException):  # not an Exception: no `except Exception` swallows it
+    """SIGTERM (``systemctl stop``): leave the loop, tear down in order, keep the hand open."""
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("run", help="run the live table node from the configured camera")
     p.add_argument("--config", type=Path, required=True, help="the table's table.toml")
     p.add_argument("--source", default=None, help="override the config's source uri")
-    p.add_argument("-o", "--output", type=Path, default=None, help="append the record here")
+    p.add_argument(
+        "-o",
+        "--output",
+        type=Path,
+        default=None,
+        help="append a JSON-lines copy of the record here (without --data: default "
+        "<table>.jsonl beside the config)",
+    )
     p.add_argument("--model", type=Path, default=None)
     p.add_argument(
         "--detector",
@@ -41,18 +59,43 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "--data",
         type=Path,
         default=None,
-        help="evidence store folder: chain events, rulings and evidence JPEGs there, and share "
-        "the live frame and health with the dashboard",
+        help="evidence store folder: chain events, rulings and evidence JPEGs there, share "
+        "the live frame and health with the dashboard, and log to DATA/logs/",
     )
     p.set_defaults(func=run)
 
 
+def _log_name(config: Path) -> str:
+    """The table id when the config names one (the file's stem otherwise): one log per node."""
+    from tablescan.config import ConfigError, load_config
+
+    try:
+        return load_config(config).table_id
+    except ConfigError:
+        return config.stem or "tablescan"
+
+
+def _on_sigterm(_sig: int, _frame: FrameType | None) -> None:
+    raise Stopped
+
+
 def run(args: argparse.Namespace) -> int:
+    from tablescan.cli import log_to_file
     from tablescan.config import ConfigError
+    from tablescan.watchdog import Notifier
     from tablescan.wiring import StartError, TableApp
     from vision.calibration import CalibrationError
     from vision.sources import SourceError
 
+    handler = None
+    if args.data is not None:
+        try:
+            handler = log_to_file(args.data / "logs" / f"{_log_name(args.config)}.log")
+        except OSError as e:
+            log.error("%s: cannot log there: %s", args.data, e.strerror or e)
+            return 1
+    previous = signal.signal(signal.SIGTERM, _on_sigterm)
+    notifier = Notifier()
     app = TableApp(
         args.config,
         source=args.source,
@@ -63,9 +106,23 @@ def run(args: argparse.Namespace) -> int:
         record=args.output,
         serial=args.serial,
     )
+    stats = None
+
+    def tick() -> None:
+        notifier.tick()
+
     try:
         app.start()
-        stats = app.run(max_frames=args.max_frames, speed=args.speed)
+        notifier.ready(f"table {app.cfg.table_id}: reading {app.frames.name}")
+        stats = app.run(
+            max_frames=args.max_frames,
+            speed=args.speed,
+            each_frame=tick,
+            idle=tick,
+        )
+        log.info("stopped: %s", stats.as_dict())
+    except Stopped:
+        log.info("stopped by SIGTERM; the hand stays open (a restart resumes it)")
     except (ConfigError, StartError) as e:
         log.error("%s", e)
         return 2
@@ -73,6 +130,10 @@ def run(args: argparse.Namespace) -> int:
         log.error("%s", e)
         return 1
     finally:
+        notifier.stopping()
         app.stop()
-    log.info("stopped: %s", stats.as_dict())
-    return 0 if not stats.errors else 1
+        signal.signal(signal.SIGTERM, previous)
+        if handler is not None:
+            logging.getLogger().removeHandler(handler)
+            handler.close()
+    return 0 if stats is None or not stats.errors else 1
