@@ -171,7 +171,8 @@ def page(tid: str) -> Any:
 @role_required("head")
 def save_layout(tid: str) -> Any:
     """The head referee's layout for one link (form: ``token``, ``pl`` = ``layout|position``
-    or ``layout`` and ``position``, ``widgets``); answers the link page again, showing what is now stored."""
+    or ``layout`` and ``position``, ``widgets``); answers the link page again, showing what
+    is now stored."""
     token = request.form.get("token", "")
     if current_app.extensions["dashboard.users"].overlay_table(token) != tid:
         abort(404)

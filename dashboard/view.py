@@ -580,7 +580,12 @@ def public_view(view: dict[str, Any]) -> dict[str, Any]:
         "trump": {"suit": trump.get("suit"), "level": trump.get("level")},
         "seats": [
             # overlay (issue 19): cards_left is public (Gouji: everyone sees a hand's size)
-            {"name": s["name"], "team": s["team"], "banker": s["banker"], "cards_left": s.get("cards_left")}
+            {
+                "name": s["name"],
+                "team": s["team"],
+                "banker": s["banker"],
+                "cards_left": s.get("cards_left"),
+            }
             for s in view["seats"]
         ],
         "teams": [

@@ -3,8 +3,8 @@
 Match ids are ``TABLE:N`` (the N-th ``match_start`` on that table, from 1) or just ``TABLE``
 (its latest match). The bundle holds ``record.jsonl`` (the events), ``rulings.jsonl``,
 ``actions.jsonl`` (referee actions on that table), ``chain.jsonl`` (the chained rows behind
-them, hashes included), the evidence files under ``media/``, ``report.html`` and ``report.pdf`` (the committee's reading: ``evidence.report``),
-``manifest.json`` with the
+them, hashes included), the evidence files under ``media/``, ``report.html`` and
+``report.pdf`` (the committee's reading: ``evidence.report``), ``manifest.json`` with the
 sha256 of every file, the node's signed chain head and public key, and ``signature.json``: the
 node's Ed25519 signature over the manifest, so that no file can be dropped or edited and the
 bundle re-hashed without the node's key.

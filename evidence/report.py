@@ -1,3 +1,4 @@
+# ruff: noqa: E501  (HTML rows read best one per line)
 """The dispute report a committee reads: ``report.html`` (self-contained: inline CSS, the frames
 and the timeline plot embedded as data URIs) and ``report.pdf`` (the same page printed by
 headless Chromium), both built from a bundle's own files so they say nothing the bundle does not
@@ -241,7 +242,7 @@ def timeline_png(events: list[dict[str, Any]], rulings: list[dict[str, Any]], la
         return before[-1] if before else 1.0
 
     prompts = [
-        at(int(e.get("ref") if isinstance(e.get("ref"), int) else e["seq"]))
+        at(e["ref"] if isinstance(e.get("ref"), int) else int(e["seq"]))
         for e in events
         if e.get("type") == "needs_referee"
     ]
@@ -256,15 +257,24 @@ def timeline_png(events: list[dict[str, Any]], rulings: list[dict[str, Any]], la
         ax.bar(range(1, len(points) + 1), points, color="#3b82f6", label=_t("points", "en"))
     top = max([*points, 10])
     if prompts:
-        ax.scatter(prompts, [top * 1.08] * len(prompts), marker="v", color="#f59e0b", s=60,
-                   label=_t("prompts", "en"), zorder=3)
+        ax.scatter(
+            prompts,
+            [top * 1.08] * len(prompts),
+            marker="v",
+            color="#f59e0b",
+            s=60,
+            label=_t("prompts", "en"),
+            zorder=3,
+        )
     for i, (x, rule) in enumerate(viols):
-        ax.axvline(x, color="#dc2626", lw=1.5, ls="--", label=_t("violations", "en") if i == 0 else None)
+        ax.axvline(
+            x, color="#dc2626", lw=1.5, ls="--", label=_t("violations", "en") if i == 0 else None
+        )
         ax.annotate(rule, (x, top * 1.18), color="#dc2626", fontsize=8, ha="center")
     ax.set_ylim(0, top * 1.3)
     ax.set_xlabel("trick (match order)")
     ax.set_ylabel("points")
-    ax.set_title("Match timeline" if lang == "en" else "Match timeline / 比赛时间线")
+    ax.set_title("Match timeline")  # ASCII: the plot font may lack CJK glyphs
     if points or prompts or viols:
         ax.legend(loc="upper left", fontsize=8)
     fig.tight_layout()
@@ -281,13 +291,16 @@ h3{font-size:15px;margin:12px 0 6px} table{border-collapse:collapse} td,th{borde
 .red{color:#c8102e} blockquote{border-left:4px solid #1d4e89;margin:6px 0;padding:4px 10px;background:#eef3fa}
 .frames{display:flex;gap:12px;flex-wrap:wrap} .frame{margin:0;break-inside:avoid} .img{position:relative;display:inline-block}
 .img img{max-width:330px;display:block} .img svg{position:absolute;left:0;top:0;width:100%;height:100%}
-.box{fill:none;stroke:#ff0;stroke-width:3} .lbl{fill:#ff0;font-size:14px} .viol{break-inside:avoid-page}
+.box{fill:none;stroke:#ff0;stroke-width:3} .lbl{fill:#ff0;font-size:14px}
 code{font-size:12px;word-break:break-all} .status-upheld{color:#15803d;font-weight:700} .status-dismissed{color:#b91c1c;font-weight:700}
 """
 
 
 def build_report(
-    files: Mapping[str, bytes], info: Mapping[str, Any], lang: str = "zh", violation: str | None = None
+    files: Mapping[str, bytes],
+    info: Mapping[str, Any],
+    lang: str = "zh",
+    violation: str | None = None,
 ) -> str:
     """``report.html`` from a bundle's files (``record.jsonl``, ``rulings.jsonl``,
     ``actions.jsonl``, ``media/*``) and ``info`` (``match``, ``table``, ``exported_at``,
@@ -310,14 +323,15 @@ def build_report(
     withdrawn = {str(r.get("id")) for r in rulings if r.get("kind") == "withdrawn"}
     viols = [r for r in rulings if r.get("kind") == "violation"]
     for r in viols:
-        r.setdefault(
-            "id", f"{r.get('hand')}:{r.get('rule')}:{r.get('seat')}:{r.get('at_seq')}"
-        )
+        r.setdefault("id", f"{r.get('hand')}:{r.get('rule')}:{r.get('seat')}:{r.get('at_seq')}")
     viols = [r for r in viols if str(r["id"]) not in withdrawn]
     if violation:
         viols = [r for r in viols if str(r["id"]) == violation] or viols
     decisions = [e for e in events if e.get("type") == "ruling"]
-    rule_name = (lambda r: RULES_ZH.get(r, r)) if lang != "en" else (lambda r: r.replace("_", " "))
+
+    def rule_name(r: str) -> str:
+        return RULES_ZH.get(r, r) if lang != "en" else r.replace("_", " ")
+
     teams = " / ".join(" · ".join(seat(i) for i in tm) for tm in start.get("teams") or [])
     exported = _time.strftime("%Y-%m-%d %H:%M:%S", _time.gmtime(float(info.get("exported_at", 0))))
     out = [
@@ -354,13 +368,17 @@ def build_report(
             f"<tr><th>{_t('penalty', lang)}</th><td>{e_(pen_text)}</td></tr>",
         ]
         if r.get("detail"):
-            out.append(f"<tr><th>{_t('reason', lang)}</th><td lang=\"en\">{e_(str(r['detail']))}</td></tr>")
+            out.append(
+                f'<tr><th>{_t("reason", lang)}</th><td lang="en">{e_(str(r["detail"]))}</td></tr>'
+            )
         out.append("</table>")
         out.append(f"<h3>{_t('sheet', lang)}</h3>")
         out += [f'<blockquote lang="zh-CN">{e_(q)}</blockquote>' for q in quotes] or [
             f'<p class="muted">{_t("no_quote", lang)}</p>'
         ]
-        trick = _trick_of(events, at if isinstance(at, int) else None, len(seats) if game != "gouji" else 1)
+        trick = _trick_of(
+            events, at if isinstance(at, int) else None, len(seats) if game != "gouji" else 1
+        )
         shown = {p["seq"] for p in trick}
         if isinstance(proof, int) and proof in by_seq and proof not in shown:
             trick.append(by_seq[proof])
@@ -372,8 +390,12 @@ def build_report(
                 f"<td>{_cards(p.get('cards'))}{mark}</td></tr>"
             )
         out.append("</table>")
-        frames = [_frame(files, media, by_seq.get(s), lang) for s in dict.fromkeys((at, proof)) if s in by_seq]
-        out.append(f"<h3>{_t('frames', lang)}</h3><div class=\"frames\">{''.join(frames)}</div>")
+        frames = [
+            _frame(files, media, by_seq.get(s), lang)
+            for s in dict.fromkeys((at, proof))
+            if s in by_seq
+        ]
+        out.append(f'<h3>{_t("frames", lang)}</h3><div class="frames">{"".join(frames)}</div>')
         mine = [d for d in decisions if str(d.get("ref")) == rid]
         mine += [a for a in actions if str(a.get("violation") or a.get("ref")) == rid]
         out.append(f"<h3>{_t('decisions', lang)}</h3>")
@@ -396,7 +418,7 @@ def build_report(
         out.append("</section>")
     png = timeline_png(events, rulings, lang)
     out.append(
-        f"<h2>{_t('timeline', lang)}</h2><img alt=\"timeline\" style=\"max-width:100%\" "
+        f'<h2>{_t("timeline", lang)}</h2><img alt="timeline" style="max-width:100%" '
         f'src="{_data_uri(png, "image/png")}">'
     )
     head = info.get("head") or {}
@@ -436,7 +458,9 @@ def print_pdf(page: str, chromium: str = CHROMIUM) -> bytes:
         done = subprocess.run(cmd, capture_output=True, timeout=PRINT_TIMEOUT_S, check=False)
         if not out.exists() or out.stat().st_size == 0:
             tail = done.stderr.decode(errors="replace").strip().splitlines()[-1:] or [""]
-            raise RuntimeError(f"report.pdf: Chromium printed nothing (exit {done.returncode}: {tail[0]})")
+            raise RuntimeError(
+                f"report.pdf: Chromium printed nothing (exit {done.returncode}: {tail[0]})"
+            )
         return out.read_bytes()
 
 

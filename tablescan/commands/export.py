@@ -1,6 +1,7 @@
 """``tablescan export --match M [--hand H] -o bundle.zip``: one match (``TABLE`` for its latest,
 ``TABLE:N`` for the N-th) or one hand of it, as a zip with the record, rulings, referee actions,
-evidence frames, the dispute report (``report.html``, ``report.pdf``) and a manifest of hashes that ``tablescan verify bundle.zip`` checks."""
+evidence frames, the dispute report (``report.html``, ``report.pdf``) and a manifest of hashes
+that ``tablescan verify bundle.zip`` checks."""
 
 from __future__ import annotations
 
@@ -18,9 +19,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("-o", "--output", required=True, help="bundle.zip to write")
     p.add_argument("--lang", choices=("zh", "en"), default="zh", help="report language (zh)")
     p.add_argument("--violation", help="report on this violation id only (default: all)")
-    p.add_argument(
-        "--no-report", action="store_true", help="leave out report.html and report.pdf"
-    )
+    p.add_argument("--no-report", action="store_true", help="leave out report.html and report.pdf")
     p.add_argument("--data", default=DEFAULT_DATA_DIR, help=f"data directory ({DEFAULT_DATA_DIR})")
     p.set_defaults(func=run)
 
