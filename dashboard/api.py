@@ -260,12 +260,23 @@ def export(tid: str) -> Any:
     from evidence.export import export_bundle
 
     hand = request.args.get("hand", type=int)
+    # dispute report (issue 19): ?violation=ID&format=html answers the bundle's report.html
+    from flask_babel import get_locale
+
+    loc = get_locale()  # the page's language, as dashboard.i18n chooses it
+    lang = "en" if loc is not None and loc.language == "en" else "zh"
+    vid, fmt = request.args.get("violation"), request.args.get("format", "zip")
     with tempfile.TemporaryDirectory() as tmp:
         out = f"{tmp}/bundle.zip"
         try:
-            export_bundle(_store(), tid, out, hand=hand)
+            export_bundle(_store(), tid, out, hand=hand, lang=lang, violation=vid)
         except StoreError as e:
             return _bad(str(e), 404)
+        if fmt == "html":  # the report as it is inside the bundle (the bundle proves it)
+            import zipfile
+
+            with zipfile.ZipFile(out) as zf:
+                return Response(zf.read("report.html"), mimetype="text/html")
         with open(out, "rb") as f:
             data = io.BytesIO(f.read())
     name = f"{tid}{f'-hand{hand}' if hand else ''}-evidence.zip"

@@ -138,8 +138,9 @@ def overlay_token(tid: str) -> str:
     token = current_app.extensions["dashboard.users"].new_overlay_token(
         tid, by=user.name if user else ""
     )
-    url = url_for("overlay.page", tid=tid, token=token, _external=True)
-    return render_template("token.html", page="table", tid=tid, url=url, host=request.host)
+    from dashboard.overlay import token_page  # overlay (issue 19): the link page with its layout
+
+    return token_page(tid, token)
 
 
 @bp.route("/tables/<tid>/overlay-revoke", methods=["POST"])

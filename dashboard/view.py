@@ -185,6 +185,8 @@ class TableFold:
         self.passes_since_top: set[int] = set()
         self.counts: list[int] | None = [GOUJI_HAND] * n if self.gouji and start else None
         self.places = []
+        if "seats" in self.view:
+            self._put("places", [])  # overlay (issue 19): finishing order
         self.final_points: int | None = None  # the deal's total, when the judge gives it
         if "seats" not in self.view:
             return
@@ -431,6 +433,7 @@ class TableFold:
         seat = r.get("seat")
         if isinstance(seat, int) and seat not in self.places:
             self.places.append(seat)
+            self._put("places", list(self.places))  # overlay (issue 19): finishing order
 
     # -- derived keys -----------------------------------------------------------------------
 
@@ -570,11 +573,20 @@ def public_view(view: dict[str, Any]) -> dict[str, Any]:
         "id": view["id"],
         "seq": view["seq"],
         "status": view["status"],
+        "game": view.get("game"),  # overlay (issue 19)
+        "places": list(view.get("places") or []),  # overlay (issue 19): Gouji finishing order
         "hand": view.get("hand"),
         "level": view.get("level"),
         "trump": {"suit": trump.get("suit"), "level": trump.get("level")},
         "seats": [
-            {"name": s["name"], "team": s["team"], "banker": s["banker"]} for s in view["seats"]
+            # overlay (issue 19): cards_left is public (Gouji: everyone sees a hand's size)
+            {
+                "name": s["name"],
+                "team": s["team"],
+                "banker": s["banker"],
+                "cards_left": s.get("cards_left"),
+            }
+            for s in view["seats"]
         ],
         "teams": [
             {

@@ -3,7 +3,8 @@
 Match ids are ``TABLE:N`` (the N-th ``match_start`` on that table, from 1) or just ``TABLE``
 (its latest match). The bundle holds ``record.jsonl`` (the events), ``rulings.jsonl``,
 ``actions.jsonl`` (referee actions on that table), ``chain.jsonl`` (the chained rows behind
-them, hashes included), the evidence files under ``media/``, ``manifest.json`` with the
+them, hashes included), the evidence files under ``media/``, ``report.html`` and
+``report.pdf`` (the committee's reading: ``evidence.report``), ``manifest.json`` with the
 sha256 of every file, the node's signed chain head and public key, and ``signature.json``: the
 node's Ed25519 signature over the manifest, so that no file can be dropped or edited and the
 bundle re-hashed without the node's key.
@@ -14,6 +15,7 @@ from __future__ import annotations
 import io
 import json
 import struct
+import subprocess
 import time
 import zipfile
 from dataclasses import dataclass
@@ -92,9 +94,18 @@ def select_events(
 
 
 def export_bundle(
-    store: EvidenceStore, match: str, out: str | Path, *, hand: int | None = None
+    store: EvidenceStore,
+    match: str,
+    out: str | Path,
+    *,
+    hand: int | None = None,
+    report: bool = True,
+    lang: str = "zh",
+    violation: str | None = None,
 ) -> dict[str, Any]:
-    """Write the bundle to ``out``; returns its manifest."""
+    """Write the bundle to ``out``; returns its manifest. With ``report`` (the default) it
+    also holds ``report.html`` and ``report.pdf`` (``evidence.report``: ``lang`` zh or en,
+    ``violation`` one id to report on), inside the manifest like every other file."""
     ref = MatchRef.parse(match)
     events = select_events(store.events(ref.table), ref, hand)
     seqs = {e["seq"] for e in events}
@@ -128,20 +139,43 @@ def export_bundle(
         "chain.jsonl": _jsonl(_raw(r) for r in chain),
     }
     missing: list[str] = []
+    member: dict[str, str] = {}  # sha256 → its file in the bundle
     for r in media_rows:
         sha = r.data["sha256"]
         path = store.media_path(sha)
         if path is None:
             missing.append(sha)
             continue
-        files[f"media/{Path(r.data['file']).name}"] = path.read_bytes()
+        member[sha] = f"media/{Path(r.data['file']).name}"
+        files[member[sha]] = path.read_bytes()
+    exported_at = time.time()
+    if report:  # the human report, built from the bundle's own files (issue 19)
+        from evidence.report import build_report, print_pdf
+
+        info = {
+            "match": f"{ref.table}:{ref.number}" if ref.number else ref.table,
+            "table": ref.table,
+            "exported_at": exported_at,
+            "chain_tip": chain[-1].hash if chain else None,
+            "chain_rows": [chain[0].id, chain[-1].id] if chain else [],
+            "head": store.signed_head(),
+            "media": {
+                m: member[sha] for m in media_ids if (sha := store.resolve_media(m)) in member
+            },
+        }
+        page = build_report(files, info, lang=lang, violation=violation)
+        try:
+            files["report.pdf"] = print_pdf(page)
+        except (RuntimeError, OSError, subprocess.SubprocessError) as e:
+            raise StoreError(str(e)) from e
+        files["report.html"] = page.encode("utf-8")
     manifest: dict[str, Any] = {
         "format": BUNDLE_FORMAT,
         "match": f"{ref.table}:{ref.number}" if ref.number else ref.table,
         "hand": hand,
         "table": ref.table,
         "seqs": [lo, hi],
-        "exported_at": time.time(),
+        "exported_at": exported_at,
         "chain_rows": [chain[0].id, chain[-1].id] if chain else [],
         "chain_tip": chain[-1].hash if chain else None,
         "media_pruned": missing,

@@ -39,7 +39,7 @@ from vision.detect import (
     LOC_LONG,
     LOC_STRIDE,
 )
-from vision.synth.dataset import Progress
+from vision.progress import Progress  # issue 19: rich bar on a TTY
 
 log = logging.getLogger(__name__)
 

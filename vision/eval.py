@@ -32,7 +32,8 @@ import cv2
 import numpy as np
 
 from vision.detect import BACK, CLASSES, DEFAULT_MODEL, CardDetector, IndexPeak
-from vision.synth.dataset import Progress, usable_decks
+from vision.progress import Progress  # issue 19: rich bar on a TTY, plain lines otherwise
+from vision.synth.dataset import usable_decks
 from vision.synth.scene import (
     BACK_VIS_NEG,
     BACK_VIS_POS,
@@ -286,24 +287,10 @@ def ms_per_frame(det: CardDetector, frames: list[np.ndarray], repeats: int = 3) 
 
 
 def confusion_png(m: np.ndarray, path: Path) -> None:
-    """Row-normalised confusion matrix (truth rows, predicted columns) with class names."""
-    cell, pad = 12, 40
-    n = len(CLASSES)
-    norm = m / np.maximum(m.sum(1, keepdims=True), 1)
-    img = np.full((pad + n * cell, pad + n * cell, 3), 255, np.uint8)
-    heat = (255 * (1 - norm)).astype(np.uint8)
-    big = cv2.resize(heat, (n * cell, n * cell), interpolation=cv2.INTER_NEAREST)
-    img[pad:, pad:] = cv2.applyColorMap(255 - big, cv2.COLORMAP_VIRIDIS)
-    for i, name in enumerate(CLASSES):
-        y = pad + i * cell + cell - 3
-        cv2.putText(img, name, (1, y), cv2.FONT_HERSHEY_PLAIN, 0.6, (0, 0, 0), 1)
-        col = np.full((pad, cell, 3), 255, np.uint8)
-        txt = np.full((cell, pad, 3), 255, np.uint8)
-        cv2.putText(txt, name, (1, cell - 3), cv2.FONT_HERSHEY_PLAIN, 0.6, (0, 0, 0), 1)
-        col[:] = cv2.rotate(txt, cv2.ROTATE_90_COUNTERCLOCKWISE)
-        img[:pad, pad + i * cell : pad + (i + 1) * cell] = col
-    path.parent.mkdir(parents=True, exist_ok=True)
-    cv2.imwrite(str(path), img)
+    """Row-normalised confusion matrix with axis titles, a scale and counts (vision.plots)."""
+    from vision.plots import confusion_png as draw  # issue 19
+
+    draw(m, list(CLASSES), path, "index classifier on held-out designs")
 
 
 def _fmt(v: float) -> str:
@@ -407,6 +394,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     confusion_png(confusion, args.out / "confusion.png")
     print(f"wrote {args.out / 'eval.json'} and {args.out / 'confusion.png'}")
+    from vision.plots import f1_bars_png  # issue 19: per-design F1 chart
+
+    f1 = {k: r["f1"] for k, r in by_design.items()}
+    print(f"wrote {f1_bars_png(f1, args.out / 'f1_by_design.png')}")
     return 0
 
 

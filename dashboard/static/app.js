@@ -280,6 +280,7 @@ function drawQueue(v) {
       const how = { immediate: t("seen at once"), retroactive: t("proven by a later play"), audit: t("found at the end of the hand"), referee: t("entered by a referee") }[x.how] || x.how || "";
       return `<section class="panel viol" data-violation="${esc(x.id)}"><div class="who-rule"><span class="rule" data-rule="${esc(x.rule)}">${esc(ruleName(x.rule))}</span><span>${seatName(v, x.seat)}</span><span class="status ${esc(status)}">${esc(statusText(status))}</span>${x.provisional ? `<span class="status">${esc(t("provisional"))}</span>` : ""}<span class="muted">${esc(t("hand {n}", { n: x.hand }))} · ${esc(how)} · ${esc(t("penalty"))}: ${penaltyText(x.penalty)}</span></div>`
         + `<div class="who-rule">${citeBlock(x)}</div>`
+        /* dispute report (issue 19) */ + `<p class="small"><a class="report-link" data-report="${esc(x.id)}" target="_blank" href="/api/tables/${encodeURIComponent(v.id)}/export?violation=${encodeURIComponent(x.id)}&format=html">${esc(t("Dispute report (HTML; PDF inside the bundle)"))}</a> · <a href="/api/tables/${encodeURIComponent(v.id)}/export?violation=${encodeURIComponent(x.id)}">${esc(t("bundle (.zip)"))}</a></p>`
         + proofBlock(v, t("where it happened"), x.at_seq, x.at_play, x.at_evidence)
         + (x.proven_by_seq !== x.at_seq ? proofBlock(v, t("the play that proves it"), x.proven_by_seq, x.proof_play, x.proof_evidence) : ledBlock(v, x.at_seq))
         + `<div>${decide}</div></section>`;

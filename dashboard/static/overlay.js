@@ -1,44 +1,103 @@
-/* Broadcast overlay: one delayed SSE stream; draws only the widgets asked for in the URL.
-   Strings come from the page's catalog (Chinese unless the URL says &lang=en). */
+/* Broadcast overlay: one delayed SSE stream; draws the widgets the head referee chose for this
+   link, in the layout chosen with it. Strings come from the page's catalog (Chinese unless the
+   URL says &lang=en). Anything that goes wrong leaves the page empty: nothing on air. */
 "use strict";
 (function () {
   const body = document.body;
   const tid = body.dataset.table;
-  const widgets = body.dataset.widgets.split(",");
+  const widgets = (body.dataset.widgets || "").split(",");
   const params = new URLSearchParams(location.search);
   const root = document.getElementById("ov");
-  root.style.transform = `scale(${body.dataset.scale})`;
-  const q = `token=${encodeURIComponent(params.get("token") || "")}&delay=${encodeURIComponent(body.dataset.delay)}`;
+  const q = `token=${encodeURIComponent(params.get("token") || "")}&delay=${encodeURIComponent(body.dataset.delay)}`
+    + (params.get("lang") ? `&lang=${encodeURIComponent(params.get("lang"))}` : "");
 
   function name(v, seat) { return esc((v.seats[seat] || {}).name || t("seat {n}", { n: seat })); }
 
+  function placeName(i, n) {
+    // Gouji's own names: 头科, 二科 … 二落, 大落
+    if (i === 0) return t("first out");
+    if (i === n - 1) return t("last out");
+    if (i === n - 2 && n > 3) return t("second-last out");
+    return t("place {n}", { n: i + 1 });
+  }
+
+  function scoreTractor(v) {
+    const teams = v.teams.map((tm) => `<div class="team${tm.banker_side ? " bank" : ""}"><span class="k">${esc(tm.names.join(" · "))}${tm.banker_side ? " · " + esc(t("banker")) : ""}</span><span>${esc(t("level {l}", { l: tm.level ?? "–" }))}</span></div>`).join("");
+    const pts = v.attacker_points == null ? "–" : esc(v.attacker_points);
+    return `<div class="w score" data-widget="score">${teams}<div class="team"><span class="k">${esc(t("Attackers' score"))}</span><span class="pts">${pts}</span></div><div class="team"><span class="k">${esc(t("hand {n}", { n: v.hand ?? "–" }))} · ${esc(t("trump"))}</span><span class="trump">${esc((v.trump || {}).level || "")} ${suitHTML((v.trump || {}).suit)}</span></div></div>`;
+  }
+
+  function scoreGouji(v) {
+    const n = v.seats.length;
+    const order = (v.places || []).map((s, i) => `<span data-place="${i + 1}">${esc(placeName(i, n))} ${name(v, s)}</span>`).join(" · ");
+    const leader = v.current_trick && v.current_trick.plays.length ? v.current_trick.plays[v.current_trick.plays.length - 1].seat : null;
+    const holds = leader == null ? "" : `<div class="team"><span class="k">${esc(t("Round held by"))}</span><span>${name(v, leader)}</span></div>`;
+    return `<div class="w score gj" data-widget="score"><div class="team"><span class="k">${esc(t("Gouji"))} · ${esc(t("hand {n}", { n: v.hand ?? "–" }))}</span><span>${esc(t("Finishing order"))}</span></div><div class="team"><span class="k">${esc(t("out so far"))}</span><span>${order || "–"}</span></div>${holds}</div>`;
+  }
+
+  function players(v) {
+    const gouji = v.game === "gouji";
+    const places = v.places || [];
+    const rows = v.seats.map((s, i) => {
+      const out = places.indexOf(i);
+      const extra = gouji
+        ? (out >= 0 ? `<span class="badge">${esc(placeName(out, v.seats.length))}</span>` : s.cards_left != null ? `<span class="k">${esc(t("{n} cards", { n: s.cards_left }))}</span>` : "")
+        : (s.banker ? `<span class="badge">${esc(t("banker"))}</span>` : "");
+      const team = s.team != null ? `<span class="badge t${s.team % 3}">${esc(t("team {n}", { n: s.team + 1 }))}</span>` : "";
+      return `<div class="pl${out >= 0 ? " out" : ""}" data-seat="${i}"><span>${name(v, i)}</span>${team}${extra}</div>`;
+    }).join("");
+    return `<div class="w" data-widget="players"><div class="k">${esc(t("Players"))}</div><div class="players">${rows}</div></div>`;
+  }
+
   function trickBlock(v, trick, label) {
     if (!trick || !trick.plays.length) return "";
-    const plays = trick.plays.map((p) => `<div class="p${trick.winner === p.seat ? " win" : ""}"><span class="nm">${name(v, p.seat)}</span>${unitsHTML(p.cards, "sm")}</div>`).join("");
-    const head = label === "trick" ? esc(t("Current trick"))
-      : esc(t("Last trick")) + (trick.winner != null ? " · " + tHTML("won by {name} · {n} points", { name: name(v, trick.winner), n: esc(trick.points) }) : "");
-    return `<div class="w" data-widget="${label}"><div class="k">${head}</div><div class="trick">${plays}</div></div>`;
+    const bySeat = {};
+    trick.plays.forEach((p) => { (bySeat[p.seat] = bySeat[p.seat] || []).push(p); });
+    const n = v.seats.length;
+    const start = trick.leader ?? trick.plays[0].seat;
+    const seats = [];
+    for (let k = 0; k < n; k++) seats.push((start + k) % n);
+    const cells = seats.filter((s) => bySeat[s] || (label === "trick" && v.game !== "gouji")).map((s) => {
+      const last = bySeat[s] ? bySeat[s][bySeat[s].length - 1] : null;
+      const cards = last ? cardsHTML(last.cards) : `<span class="k">…</span>`;
+      return `<div class="p${trick.winner === s ? " win" : ""}${last ? "" : " wait"}" data-seat="${s}"><span class="nm">${name(v, s)}</span>${cards}</div>`;
+    }).join("");
+    const head = label === "trick" ? esc(v.game === "gouji" ? t("Current round") : t("Current trick"))
+      : esc(v.game === "gouji" ? t("Last round") : t("Last trick")) + (trick.winner != null ? " · " + (v.game === "gouji" ? tHTML("won by {name}", { name: name(v, trick.winner) }) : tHTML("won by {name} · {n} points", { name: name(v, trick.winner), n: esc(trick.points ?? 0) })) : "");
+    return `<div class="w${v.game === "gouji" ? " gj" : ""}" data-widget="${label}"><div class="k">${head}</div><div class="trick">${cells}</div></div>`;
+  }
+
+  function calls(v) {
+    // only upheld, firm violations reach this page (view.public_view), and only after the delay
+    const list = (v.violations || []).slice(-2);
+    if (!list.length) return "";
+    return `<div class="w calls" data-widget="calls">${list.map((x) => `<div class="call"><span class="k">${esc(t("Referee: violation upheld"))}</span> ${esc(ruleName(x.rule))} · ${name(v, x.seat)}</div>`).join("")}</div>`;
   }
 
   function render(v) {
     if (!v || !v.seats) { root.innerHTML = ""; return; }
     const out = [];
-    if (widgets.includes("score")) {
-      const teams = v.teams.map((tm) => `<div class="team${tm.banker_side ? " bank" : ""}"><span class="k">${esc(tm.names.join(" · "))}${tm.banker_side ? " · " + esc(t("banker")) : ""}</span><span>${esc(t("level {l}", { l: tm.level }))}</span></div>`).join("");
-      out.push(`<div class="w score" data-widget="score">${teams}<div class="team"><span class="k">${esc(t("Attackers' score"))}</span><span class="pts">${v.attacker_points ?? 0}</span></div><div class="team"><span class="k">${esc(t("hand {n}", { n: v.hand ?? "–" }))} · ${esc(t("trump"))}</span><span class="trump">${esc(v.trump.level || "")} ${suitHTML(v.trump.suit)}</span></div></div>`);
-    }
+    if (widgets.includes("calls")) out.push(calls(v));
+    if (widgets.includes("score")) out.push(v.game === "gouji" ? scoreGouji(v) : scoreTractor(v));
+    if (widgets.includes("players")) out.push(players(v));
     if (widgets.includes("trick")) out.push(trickBlock(v, v.current_trick, "trick"));
     if (widgets.includes("last")) out.push(trickBlock(v, v.last_trick, "last"));
-    if (widgets.includes("bottom") && v.bottom && v.bottom.count != null) {
-      const b = v.bottom.cards ? cardsHTML(v.bottom.cards, "sm") : backsHTML(v.bottom.count, "sm");
-      out.push(`<div class="w" data-widget="bottom"><div class="k">${esc(v.bottom.cards ? t("Bottom") : t("Bottom (face down)"))}</div>${b}</div>`);
+    // the bottom only once it is turned up
+    if (widgets.includes("bottom") && v.bottom && v.bottom.cards && v.bottom.cards.length) {
+      out.push(`<div class="w" data-widget="bottom"><div class="k">${esc(t("Bottom"))}</div>${cardsHTML(v.bottom.cards)}</div>`);
     }
     root.innerHTML = out.join("");
     root.dataset.seq = v.seq;
   }
 
+  function safeRender(v) {
+    try { render(v); } catch (e) { root.innerHTML = ""; }
+  }
+
   const es = new EventSource(`/overlay/${encodeURIComponent(tid)}/stream?${q}`);
-  es.addEventListener("state", (m) => render(JSON.parse(m.data)));
+  es.addEventListener("state", (m) => { try { safeRender(JSON.parse(m.data)); } catch (e) { safeRender(null); } });
   // the head referee revoked this link: go blank and stop asking
-  es.addEventListener("revoked", () => { es.close(); render(null); });
+  es.addEventListener("revoked", () => { es.close(); safeRender(null); });
+  // refused (a bad token) or gone for good: nothing on air
+  es.addEventListener("error", () => { if (es.readyState === EventSource.CLOSED) safeRender(null); });
 })();

@@ -28,6 +28,8 @@ PUBLIC_KEYS = {
     "tricks_played",
     "bottom",
     "violations",
+    "game",
+    "places",
 }
 
 
@@ -104,8 +106,57 @@ def test_overlay_floor_delay_and_stream(app: Flask, hub: Hub, clock: Clock) -> N
     # asking for no delay still gets the node's minimum: the view is 10 s old
     view = client.get(f"/overlay/t1/state?token={token}&delay=0").get_json()
     assert view["seq"] == 1
-    page = client.get(f"/overlay/t1?token={token}&delay=0&widgets=score,trick&scale=1.5")
+    page = client.get(f"/overlay/t1?token={token}&delay=0&layout=corner&widgets=score")
     html = page.get_data(as_text=True)
-    assert 'data-delay="10.0"' in html and 'data-widgets="score,trick"' in html
+    # the URL cannot choose the layout or the widgets: the default until the head referee saves
+    assert 'data-delay="10.0"' in html and 'data-layout="lower-third"' in html
+    assert 'data-widgets="score,players,trick,last,bottom,calls"' in html
     msgs = read_sse(client, f"/overlay/t1/stream?token={token}&delay=10", {}, 1)
     assert msgs[0]["event"] == "state" and msgs[0]["id"] == "1"
+
+
+def test_a_bad_or_revoked_token_puts_nothing_on_air(app: Flask, hub: Hub) -> None:
+    users = UserStore(hub.store.data_dir)
+    token = users.new_overlay_token("t1")
+    client = app.test_client()
+    for url in (
+        "/overlay/t1",
+        "/overlay/t1?token=nope",
+        f"/overlay/t2?token={token}",
+        "/overlay/t1/state?token=nope",
+        "/overlay/t1/stream?token=nope",
+    ):
+        resp = client.get(url)
+        body = resp.get_data(as_text=True)
+        assert resp.status_code == 403, url
+        assert "Forbidden" not in body and "token" not in body, url
+        assert "<body></body>" in body or body == "", url
+    users.revoke_overlay("t1")
+    resp = client.get(f"/overlay/t1?token={token}")
+    assert resp.status_code == 403 and "<body></body>" in resp.get_data(as_text=True)
+
+
+def test_the_head_referee_stores_the_layout_with_the_link(app: Flask, hub: Hub) -> None:
+    from tests.dashboard.conftest import login
+
+    client = app.test_client()
+    for e in match_record()[:5]:
+        hub.store.append_event("t1", e)
+    hub.poll()
+    csrf = login(client, "head1")
+    page = client.post("/tables/t1/overlay-token", data={"csrf_token": csrf})
+    html = page.get_data(as_text=True)
+    token = html.split('name="token" value="')[1].split('"')[0]
+    assert 'id="overlay-layout"' in html and "lower-third|bottom" in html
+    form = {"csrf_token": csrf, "token": token, "pl": "sidebar|left", "widgets": ["score", "calls"]}
+    saved = client.post("/overlay/t1/layout", data=form)
+    assert saved.status_code == 200 and 'id="layout-saved"' in saved.get_data(as_text=True)
+    ov = client.get(f"/overlay/t1?token={token}&layout=corner").get_data(as_text=True)
+    assert 'data-layout="sidebar"' in ov and 'data-position="left"' in ov
+    assert 'data-widgets="score,calls"' in ov
+    bad = client.post("/overlay/t1/layout", data={**form, "pl": "sidebar|top-left"})
+    assert bad.status_code == 400 and "position 'top-left'" in bad.get_data(as_text=True)
+    # a referee (not head) may not move the graphics
+    ref = app.test_client()
+    csrf_ref = login(ref, "ref1")
+    assert ref.post("/overlay/t1/layout", data={**form, "csrf_token": csrf_ref}).status_code == 403

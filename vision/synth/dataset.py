@@ -116,7 +116,9 @@ def generate(spec: DatasetSpec, workers: int = 1, progress: bool = True) -> list
     spec.out.mkdir(parents=True, exist_ok=True)
     meta = {"count": spec.count, "start": spec.start, "seed": spec.seed, "split": spec.split}
     (spec.out / f"dataset_{spec.start}.json").write_text(json.dumps(meta))
-    bar = Progress(spec.count, f"scenes ({spec.split})") if progress else None
+    from vision.progress import Progress as Bar  # issue 19: rich bar on a TTY
+
+    bar = Bar(spec.count, f"scenes ({spec.split})") if progress else None
     todo = range(spec.start, spec.start + spec.count)
     if workers <= 1:
         _init(spec)

@@ -1,0 +1,143 @@
+"""The dispute report: ``tablescan export`` on a match with a revoke writes ``report.html`` and
+``report.pdf`` into the bundle; the PDF's pages (pdftoppm, pdftotext) show the frames and the
+rule from the sheet; ``verify`` still catches a changed byte in the report. Page images go to
+artifacts/report/ (git-ignored)."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from dashboard.demo import render_frame
+from dashboard.desk import register
+from dashboard.hub import Hub
+from engine.tractor.record_sim import simulate
+from engine.tractor.rules import Rules
+from evidence import EvidenceStore
+from evidence.report import rule_quotes
+from evidence.verify import verify_bundle
+
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = ROOT / "artifacts" / "report"
+EVENTS, TRUTH = simulate(Rules.load("school-2010"), seed=1, hands=1, inject=1, kinds=("revoke",))
+REVOKE = TRUTH["injected"][0]  # seat 1 revokes at seq 8, proven by seq 12
+
+
+def _tablescan(*args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run(
+        [sys.executable, "-m", "tablescan", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+        check=False,
+    )
+
+
+@pytest.fixture(scope="module")
+def bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    data = tmp_path_factory.mktemp("dispute")
+    store = EvidenceStore(data, durable=False)
+    hub = Hub(store)
+    register(store, "t1", by="test")  # the dashboard's desk referee judges this table
+    for e in EVENTS:
+        if e["type"] == "play":
+            store.add_media(render_frame(f"seq {e['seq']}", e["cards"]), name=e["evidence"])
+        store.append_event("t1", e)
+    hub.poll()
+    vid = next(v["id"] for v in hub.tables["t1"].view["violations"] if v["rule"] == "revoke")
+    hub.append(
+        "t1", {"type": "ruling", "ref": vid, "decision": "upheld", "by": "head1", "note": "清楚"}
+    )
+    store.close()
+    out = data / "bundle.zip"
+    done = _tablescan("export", "--match", "t1", "-o", str(out), "--data", str(data))
+    assert done.returncode == 0, done.stderr
+    assert "report.html + report.pdf" in done.stdout
+    return out
+
+
+def test_bundle_holds_the_report_and_verifies(bundle: Path) -> None:
+    assert verify_bundle(bundle).ok, verify_bundle(bundle).summary()
+    with zipfile.ZipFile(bundle) as zf:
+        manifest = json.loads(zf.read("manifest.json"))
+        page = zf.read("report.html").decode()
+        assert zf.read("report.pdf").startswith(b"%PDF")
+    assert {"report.html", "report.pdf"} <= set(manifest["files"])
+    assert "revoke" in page and "不跟花色" in page and "head1" in page and "清楚" in page
+    assert page.count("data:image/jpeg;base64,") >= 2  # where it happened, and the proof
+    assert "data:image/png;base64," in page  # the timeline plot
+    assert manifest["chain_tip"] in page
+    assert "<link" not in page and "http://" not in page and "https://" not in page
+
+
+def test_pdf_pages_show_the_frames_and_the_rule(bundle: Path, tmp_path: Path) -> None:
+    with zipfile.ZipFile(bundle) as zf:
+        pdf = zf.read("report.pdf")
+    src = tmp_path / "report.pdf"
+    src.write_bytes(pdf)
+    text = subprocess.run(
+        ["pdftotext", str(src), "-"], capture_output=True, text=True, check=True
+    ).stdout
+    quotes = rule_quotes("tractor", "school-2010", "revoke")
+    assert quotes, "school-2010 cites its follow rule"
+    flat = "".join(text.split())
+    assert "".join(quotes[0].split())[:12] in flat, "the sheet's words are on the page"
+    assert "争议报告" in flat and "证据链摘要" in flat
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    subprocess.run(
+        ["pdftoppm", "-r", "60", "-png", str(src), str(ARTIFACTS / "report-page")], check=True
+    )
+    pages = sorted(ARTIFACTS.glob("report-page*.png"))
+    assert 1 <= len(pages) <= 8
+    # the frames (green cloth) are printed: a large block of the table's green on some page
+    greens = []
+    for p in pages:
+        img = cv2.imread(str(p))
+        g = (img[:, :, 1] > 70) & (img[:, :, 1] < 130) & (img[:, :, 2] < 70) & (img[:, :, 0] < 60)
+        greens.append(int(np.count_nonzero(g)))
+    assert max(greens) > 5000, greens
+    # and no page is blank
+    for p in pages:
+        assert np.count_nonzero(cv2.imread(str(p), cv2.IMREAD_GRAYSCALE) < 200) > 500, p
+
+
+def test_a_changed_byte_in_the_report_is_caught(bundle: Path, tmp_path: Path) -> None:
+    with zipfile.ZipFile(bundle) as zf:
+        members = {n: zf.read(n) for n in zf.namelist()}
+    for name in ("report.html", "report.pdf"):
+        body = bytearray(members[name])
+        body[len(body) // 2] ^= 0x01
+        buf = io.BytesIO()
+        with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+            for n, data in members.items():
+                zf.writestr(n, bytes(body) if n == name else data)
+        bad = tmp_path / f"bad-{name}.zip"
+        bad.write_bytes(buf.getvalue())
+        report = verify_bundle(bad)
+        assert not report.ok and name in report.summary()
+    raw = bytearray(bundle.read_bytes())
+    with zipfile.ZipFile(bundle) as zf:
+        info = zf.getinfo("report.html")
+    raw[info.header_offset + 40] ^= 0x20  # inside the report's zip entry itself
+    (tmp_path / "flip.zip").write_bytes(bytes(raw))
+    assert not verify_bundle(tmp_path / "flip.zip").ok
+
+
+def test_english_report(bundle: Path, tmp_path: Path) -> None:
+    from evidence.report import build_report
+
+    with zipfile.ZipFile(bundle) as zf:
+        files = {n: zf.read(n) for n in zf.namelist()}
+    page = build_report(files, {"match": "t1", "table": "t1"}, lang="en")
+    assert "Dispute report" in page and "What the sheet says" in page and "争议报告" not in page
