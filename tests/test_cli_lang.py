@@ -60,7 +60,7 @@ def test_judge_is_chinese_by_default(record: Path) -> None:
     assert out.returncode == 0, out.stderr
     text = out.stdout
     assert text.startswith("八十分（拖拉机）比赛，规则 school-2010")
-    assert "扣底张数错误：2 号位（South），第 4 条" in text  # the sheet's name, not the rule id
+    assert "扣底张数错误：2 号位（South），第 4 号" in text  # the sheet's name, not the rule id
     assert "甩牌失败" in text and "出牌张数不符" in text
     assert "梅花K、梅花K" in text and "小王" in text  # cards as referees say them
     assert "主牌 方块" in text and "闲家得分：230 分" in text
