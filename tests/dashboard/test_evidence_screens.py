@@ -77,7 +77,8 @@ def shot(page: Page, lang: str, width: int, what: str) -> None:
 def boxes_drawn(page: Page, root: str) -> list[str]:
     page.wait_for_function(
         f"() => [...document.querySelectorAll('{root} figure.shot')].every("
-        "f => f.querySelector('img').naturalWidth && (f.dataset.reads === '[]' || f.querySelector('.readbox')))"
+        "f => f.querySelector('img').naturalWidth"
+        " && (f.dataset.reads === '[]' || f.querySelector('.readbox')))"
     )
     return page.locator(f"{root} .readlabel").all_inner_texts()
 
