@@ -40,6 +40,8 @@ from flask_babel import Babel, get_locale, gettext
 from flask_babel import lazy_gettext as _l
 from werkzeug.wrappers import Response
 
+from engine import names
+
 LANGS = ("zh_CN", "en")
 DEFAULT = "zh_CN"
 COOKIE = "tablescan_lang"
@@ -48,51 +50,9 @@ HTML_LANG = {"zh_CN": "zh-CN", "en": "en"}
 
 bp = Blueprint("i18n", __name__)
 
-#: Every rule id a referee can see, by the name the sheets use (zh) and in English.
-RULE_NAMES: dict[str, Any] = {
-    # 80 points / Tractor
-    "revoke": _l("Revoke (did not follow suit)"),
-    "missed_pair": _l("Pair not followed (must follow a pair)"),
-    "missed_tractor": _l("Tractor not followed (must follow a tractor)"),
-    "failed_throw": _l("Failed throw"),
-    "wrong_count": _l("Wrong number of cards"),
-    "wrong_bury_count": _l("Wrong bury count"),
-    "wrong_hand_size": _l("Wrong hand size"),
-    "extra_cards": _l("Too many or too few cards"),
-    "extra_cards_partners": _l("Too many or too few cards (partners)"),
-    "out_of_turn": _l("Played out of turn"),
-    "not_in_hand": _l("Card not in hand"),
-    "illegal_lead": _l("Illegal lead"),
-    "illegal_overcall": _l("Illegal overcall"),
-    "illegal_declaration": _l("Illegal declaration"),
-    "wrong_declare": _l("Wrong declaration"),
-    "wrong_call": _l("Wrong call"),
-    "wrong_level_call": _l("Wrong level called"),
-    "wrong_card_next_trick": _l("Wrong card found in the next trick"),
-    "bury_time": _l("Burying took too long"),
-    # entered by a referee (the camera cannot see these)
-    "time_limit": _l("Over the time limit"),
-    "take_back": _l("Taking back a card"),
-    "talking": _l("Talking about the cards"),
-    "peeking": _l("Peeking"),
-    "conduct": _l("Conduct"),
-    # Gouji
-    "invalid_set": _l("Invalid set"),
-    "not_beating": _l("Does not beat the set"),
-    "played_after_pass": _l("Played after passing"),
-    "no_right": _l("No right to answer"),
-    "dead_set": _l("Dead gouji set answered"),
-    "illegal_burn": _l("Illegal burn"),
-    "burn_no_joker": _l("Burn without a joker"),
-    "no_gouji": _l("Not a gouji set"),
-    "early_three": _l("Three played too early"),
-    "last_not_three": _l("Last card not a three"),
-    "single_two": _l("Single two"),
-    "asked_count": _l("Asked for card counts"),
-    "false_claim": _l("False claim"),
-    "revolution_banned": _l("Revolution not allowed"),
-    "foul": _l("Foul"),
-}
+#: Every rule id a referee can see, by the name the sheets use (zh) and in English: one table
+#: for the dashboard and the CLI (``engine.names``).
+RULE_NAMES: dict[str, tuple[str, str]] = names.RULES
 
 #: Strings other modules show (roles, login errors): named here so the catalogs hold them.
 SHOWN_ELSEWHERE = (
@@ -162,13 +122,17 @@ def js_catalog() -> dict[str, Any]:
     return {
         "lang": lang(),
         "messages": {mid: gettext(mid) for mid in js_msgids()},
-        "rules": {rid: str(name) for rid, name in RULE_NAMES.items()},
+        "rules": {rid: rule_name(rid) for rid in RULE_NAMES},
+        "names": {
+            "suits": {s: names.suit_name(s, lang()) for s in names.SUITS},
+            "jokers": {j: names.card_name(j, lang()) for j in names.JOKERS},
+        },
     }
 
 
 def rule_name(rule: str) -> str:
-    name = RULE_NAMES.get(rule)
-    return str(name) if name is not None else rule
+    """A rule by its sheet's name in the page's language."""
+    return names.rule_name(rule, lang())
 
 
 # -- choosing the language -------------------------------------------------------------------

@@ -242,7 +242,9 @@ class TableFold:
             self.spent[seat][0] += max(0.0, float(ev["t"]) - self.prev_t)
             self.spent[seat][1] += 1
         self._tick(ev)
-        entry = {k: ev.get(k) for k in ("seq", "t", "seat", "cards", "evidence", "confidence")}
+        entry = {
+            k: ev.get(k) for k in ("seq", "t", "seat", "cards", "evidence", "confidence", "reads")
+        }
         entry["corrected_by"] = None
         self._append("plays", entry)
         shown = {
@@ -252,6 +254,7 @@ class TableFold:
             "t": ev.get("t"),
             "evidence": ev.get("evidence"),
             "confidence": ev.get("confidence"),
+            "reads": ev.get("reads"),
         }
         self.plays[ev["seq"]] = (entry, shown)
         closed = len(self.tricks)

@@ -19,6 +19,7 @@ import logging
 import os
 import re
 import stat
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cache
@@ -200,9 +201,22 @@ def validate_event(obj: Any) -> Event:
                 f"unknown event type {kind!r} (known: {', '.join(defs)})", field="type"
             )
         _check(obj, defs[kind], "")
+        _check_reads(obj)
     except RecordError as e:
         raise RecordError(e.problem, seq=seq, field=e.field) from None
     return cast(Event, obj)
+
+
+def _check_reads(obj: dict[str, Any]) -> None:
+    """A play's or a bottom's ``reads`` outline cards the event has (a bury's, its backs)."""
+    reads = obj.get("reads")
+    if not reads:
+        return
+    have = Counter(["back"] * int(obj.get("count", 0)) if obj["type"] == "bury" else obj["cards"])
+    for i, r in enumerate(reads):
+        have[r["card"]] -= 1
+        if have[r["card"]] < 0:
+            raise RecordError(f"{r['card']!r} is not a card of this event", field=f"reads[{i}]")
 
 
 def cards_of(event: Event, key: str = "cards") -> list[Card]:

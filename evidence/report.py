@@ -5,8 +5,8 @@ headless Chromium), both built from a bundle's own files so they say nothing the
 prove, and both inside the bundle's manifest and seal.
 
 It shows the match, each disputed event (a violation the judge ruled), the frames of the play
-where it happened and of the play that proves it (cards outlined where the record carries
-``boxes``: ``[{"card": "AS", "box": [x0, y0, x1, y1]}]`` in frame pixels), the plays of that
+where it happened and of the play that proves it (cards outlined where the event carries the
+camera's ``reads``: ``[{"card": "AS", "box": [x, y, w, h]}]`` in frame pixels), the plays of that
 trick, the rule quoted from the profile's sheet (its ``cites``), the referees' decisions with
 who and when, a timeline plot (points per trick, prompts, violations) and the chain digest that
 ``tablescan verify`` checks. Chinese by default, English with ``lang="en"``.
@@ -164,13 +164,13 @@ def _frame(
         mime = "image/png" if data[:4] == b"\x89PNG" else "image/jpeg"
         size = _image_size(data)
         boxes = ""
-        if size and isinstance(ev.get("boxes"), list):
+        if size and isinstance(ev.get("reads"), list):
             rects = []
-            for b in ev["boxes"]:
-                x0, y0, x1, y1 = (float(v) for v in b.get("box", (0, 0, 0, 0)))
+            for b in ev["reads"]:
+                x0, y0, w, h = (float(v) for v in b.get("box", (0, 0, 0, 0)))
                 label = html.escape(str(b.get("card", "")))
                 rects.append(
-                    f'<rect x="{x0}" y="{y0}" width="{x1 - x0}" height="{y1 - y0}" class="box"/>'
+                    f'<rect x="{x0}" y="{y0}" width="{w}" height="{h}" class="box"/>'
                     f'<text x="{x0}" y="{max(12.0, y0 - 4)}" class="lbl">{label}</text>'
                 )
             boxes = (

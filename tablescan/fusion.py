@@ -57,6 +57,18 @@ def camera_fix(why: str, **fields: Any) -> dict[str, Any]:
     return {"type": "correction", "by": "camera", "why": why, **fields}
 
 
+def with_reads(ev: dict[str, Any], obs: Observation, cards: Sequence[str]) -> dict[str, Any]:
+    """``ev`` with the record's optional ``reads`` (where each written card lies in the frame,
+    docs/record-format.md) when the tracker located them: one read per card copy written."""
+    left = Counter(cards)
+    reads = []
+    for r in obs.reads:
+        if r.box is not None and left[r.card] > 0:
+            left[r.card] -= 1
+            reads.append({"card": r.card, "box": list(r.box), "score": round(r.score, 3)})
+    return {**ev, "reads": reads} if reads else ev
+
+
 @dataclass
 class Trick:
     leader: int | None
@@ -354,6 +366,7 @@ class Fusion:
             "cards": cards,
             "confidence": round(float(min(scores, default=0.0)), 3),
         }
+        ev = with_reads(ev, obs, cards)
         unsure = self._unsure(cards, scores, problems, whole)
         d = Decision(ev, obs, unsure, scores=tuple(scores))
         late = self._doubt_earlier(obs, bad, out_of_turn=expected not in (None, seat))
@@ -559,7 +572,8 @@ class Fusion:
                 fix = camera_fix(why, count=obs.count)
                 return [Decision(fix, obs, un, ref_previous=True)]
             seat = banker if banker is not None else 0
-            self.bury = Decision({"type": "bury", "seat": seat, "count": obs.count}, obs, un)
+            bury = {"type": "bury", "seat": seat, "count": obs.count}
+            self.bury = Decision(with_reads(bury, obs, [BACK] * obs.count), obs, un)
             return [self.bury]
         if obs.kind == "revealed" and self.phase == "play":  # once a hand: then it is over
             complete = self.bottom_size is None or len(obs.cards) == self.bottom_size
@@ -592,7 +606,7 @@ class Fusion:
                     ("impossible", f"more copies than {self.decks} decks: {' '.join(bad)}")
                 )
             self.phase = "done"
-            ev = {"type": "bottom_reveal", "cards": cards}
+            ev = with_reads({"type": "bottom_reveal", "cards": cards}, obs, cards)
             reveal = Decision(ev, obs, self._unsure(cards, scores, problems, whole))
             return [
                 *out,

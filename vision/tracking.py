@@ -39,12 +39,14 @@ class DetectionLike(Protocol):
 
 @dataclass(frozen=True)
 class Read:
-    """One card read in an area: identity, recognizer score, centre on the table plane."""
+    """One card read in an area: identity, recognizer score, centre on the table plane, and
+    where it lies in the frame (``[x, y, w, h]`` image pixels) so evidence can outline it."""
 
     card: str
     score: float
     x: float
     y: float
+    box: tuple[float, float, float, float] | None = None
 
 
 @dataclass(frozen=True)
@@ -66,6 +68,7 @@ class Observation:
     scores: tuple[float, ...] = ()
     count: int = 0
     before: tuple[str, ...] = ()
+    reads: tuple[Read, ...] = ()  # the area's reads at ``frame`` (their boxes mark evidence)
 
 
 @dataclass
@@ -89,12 +92,14 @@ class Tracker:
         out: dict[str, list[Read]] = {name: [] for name in self.areas}
         if not dets:
             return out
-        centres = np.array([np.asarray(d.quad, np.float64).reshape(4, 2).mean(0) for d in dets])
-        table = self.calibration.to_table(centres)
-        for d, (x, y) in zip(dets, table, strict=True):
+        quads = [np.asarray(d.quad, np.float64).reshape(4, 2) for d in dets]
+        table = self.calibration.to_table(np.array([q.mean(0) for q in quads]))
+        for d, q, (x, y) in zip(dets, quads, table, strict=True):
             area = self.layout.area_at((float(x), float(y)))
             if area is not None:
-                out[area.name].append(Read(str(d.card), float(d.score), float(x), float(y)))
+                (x0, y0), (x1, y1) = np.maximum(q.min(0), 0.0), q.max(0)
+                box = (round(x0, 1), round(y0, 1), round(x1 - x0, 1), round(y1 - y0, 1))
+                out[area.name].append(Read(str(d.card), float(d.score), float(x), float(y), box))
         return out
 
     def update(
@@ -111,7 +116,13 @@ class Tracker:
             if new == old:
                 track.reads = fresh
                 continue
-            base: dict[str, Any] = {"area": name, "seat": area.seat, "frame": frame, "t": t}
+            base: dict[str, Any] = {
+                "area": name,
+                "seat": area.seat,
+                "frame": frame,
+                "t": t,
+                "reads": tuple(fresh),
+            }
             before = tuple(sorted(old.elements()))
             if area.kind == "centre":
                 faces = Counter({c: k for c, k in new.items() if c != BACK})

@@ -235,24 +235,98 @@ function describe(v, e) {
   return `${esc(e.type)}${e.cards ? " " + cardsHTML(e.cards, "sm") : ""}`;
 }
 
-/* A frame, zoomable by one tap (opens full size); a missing one says so. */
-function frameHTML(evidence) {
+/* A frame with the read cards outlined and labelled (the record's optional ``reads``: boxes in
+   the JPEG's pixels, placed here in percent of its natural size once it has loaded), zoomed by
+   one tap; a missing frame says so. */
+function frameHTML(evidence, reads) {
   if (!evidence) return `<div class="noimg">${esc(t("no evidence frame"))}</div>`;
   const src = `/api/media/${encodeURIComponent(evidence)}`;
-  return `<a class="frame" href="${src}" target="_blank" rel="noopener" title="${esc(t("tap to zoom"))}"><img src="${src}" alt="${esc(t("evidence frame {id}", { id: evidence }))}" data-evidence="${esc(evidence)}" loading="lazy"></a>`;
+  const boxes = (reads || []).filter((r) => Array.isArray(r.box) && r.box.length === 4);
+  return `<figure class="shot" tabindex="0" role="button" title="${esc(t("tap to zoom"))}" aria-label="${esc(t("tap to zoom"))}" data-reads="${esc(JSON.stringify(boxes))}">`
+    + `<img src="${src}" alt="${esc(t("evidence frame {id}", { id: evidence }))}" data-evidence="${esc(evidence)}">`
+    + `<span class="boxes"></span>${boxes.length ? "" : `<figcaption class="small muted">${esc(t("no card outlines recorded for this frame"))}</figcaption>`}</figure>`;
 }
 
-function proofBlock(v, label, seq, play, evidence) {
-  return `<div class="proof"><div class="muted small">${esc(label)} · ${esc(t("seq {n}", { n: seq }))}${play ? " · " + esc(t("{s}s", { s: play.t })) : ""}</div>`
-    + `<div>${play ? describe(v, play) : "–"}</div>${frameHTML(evidence)}</div>`;
+/* The outlines of one shot, once its image size is known. */
+function placeBoxes(fig) {
+  const img = $("img", fig), layer = $(".boxes", fig);
+  if (!img || !layer || !img.naturalWidth) return;
+  let reads = [];
+  try { reads = JSON.parse(fig.dataset.reads || "[]"); } catch (e) { reads = []; }
+  const W = img.naturalWidth, H = img.naturalHeight;
+  layer.innerHTML = reads.map((r) => {
+    const [x, y, w, h] = r.box;
+    const name = r.card === "back" ? t("face-down card") : cardName(r.card);
+    const score = r.score != null ? ` ${(r.score * 100).toFixed(0)}%` : "";
+    const weak = r.score != null && r.score < 0.8 ? " weak" : "";
+    return `<span class="readbox${weak}" data-card="${esc(r.card)}" style="left:${(100 * x / W).toFixed(2)}%;top:${(100 * y / H).toFixed(2)}%;width:${(100 * w / W).toFixed(2)}%;height:${(100 * h / H).toFixed(2)}%"><span class="readlabel">${esc(name)}${esc(score)}</span></span>`;
+  }).join("");
 }
 
-/* The trick the offending play belongs to, its lead first: what the player had to follow. */
+document.addEventListener("load", (e) => {
+  const fig = e.target instanceof HTMLImageElement ? e.target.closest("figure.shot") : null;
+  if (fig) placeBoxes(fig);
+}, true);
+
+/* One tap zooms a frame to the whole screen (outlines and labels with it); a tap closes it. */
+function zoom(fig) {
+  let box = $("#zoom");
+  if (!box) {
+    box = document.createElement("div");
+    box.id = "zoom";
+    box.setAttribute("role", "dialog");
+    box.addEventListener("click", () => { box.hidden = true; box.innerHTML = ""; });
+    document.body.appendChild(box);
+  }
+  const copy = fig.cloneNode(true);
+  copy.classList.add("zoomed");
+  copy.removeAttribute("tabindex");
+  box.innerHTML = `<div class="zoom-close small">${esc(t("tap to close"))}</div>`;
+  box.appendChild(copy);
+  box.hidden = false;
+  const img = $("img", copy);
+  if (img.complete) placeBoxes(copy);
+}
+
+document.addEventListener("click", (e) => {
+  const fig = e.target.closest ? e.target.closest("figure.shot") : null;
+  if (fig && !fig.classList.contains("zoomed")) zoom(fig);
+});
+document.addEventListener("keydown", (e) => {
+  if ((e.key === "Enter" || e.key === " ") && e.target.matches && e.target.matches("figure.shot")) { e.preventDefault(); zoom(e.target); }
+  if (e.key === "Escape" && $("#zoom")) { $("#zoom").hidden = true; $("#zoom").innerHTML = ""; }
+});
+
+function proofBlock(v, label, seq, play, evidence, frame) {
+  return `<div class="proof" data-seq="${esc(seq)}"><div class="muted small">${esc(label)} · ${esc(t("seq {n}", { n: seq }))}${play ? " · " + esc(t("{s}s", { s: play.t })) : ""}</div>`
+    + `<div>${play ? describe(v, play) : "–"}</div>${frame === false ? `<div class="small muted">${esc(t("same frame as above"))}</div>` : frameHTML(evidence, play ? play.reads : null)}</div>`;
+}
+
+function trickOf(v, seq) {
+  return [...(v.tricks || []), ...(v.current_trick ? [v.current_trick] : [])].find((tr) => tr.plays.some((p) => p.seq === seq));
+}
+
+/* The trick the offending play belongs to, its lead first: what the player had to follow,
+   with the lead's frame when the lead is another play. */
 function ledBlock(v, seq) {
-  const trick = [...(v.tricks || []), ...(v.current_trick ? [v.current_trick] : [])].find((tr) => tr.plays.some((p) => p.seq === seq));
+  const trick = trickOf(v, seq);
   if (!trick) return "";
+  const lead = trick.plays[0];
+  const hot = trick.plays.find((p) => p.seq === seq);
   return `<div class="proof led"><div class="muted small">${esc(t("the trick it was played in"))}</div>`
-    + trick.plays.map((p, i) => `<div class="trick-row${p.seq === seq ? " hot" : ""}"><span class="who">${seatName(v, p.seat)}${i === 0 ? ` <span class="chip small">${esc(t("led"))}</span>` : ""}</span>${unitsHTML(p.cards, "sm")}</div>`).join("") + `</div>`;
+    + trick.plays.map((p, i) => `<div class="trick-row${p.seq === seq ? " hot" : ""}"><span class="who">${seatName(v, p.seat)}${i === 0 ? ` <span class="chip small">${esc(t("led"))}</span>` : ""}</span>${unitsHTML(p.cards, "sm")}</div>`).join("")
+    + (lead && lead.seq !== seq && !(hot && hot.evidence && hot.evidence === lead.evidence) ? `<div class="muted small">${esc(t("the lead · seq {n}", { n: lead.seq }))}</div>${frameHTML(lead.evidence, lead.reads)}` : "") + `</div>`;
+}
+
+/* Where it happened beside what proves it. A violation seen at once has one play: its frame
+   and its trick. A later proof (a revoke shown by a later play) stands side by side with the
+   trick that was led and the offending play; a frame shown once is never shown again. */
+function evidenceBlock(v, x) {
+  const at = proofBlock(v, t("where it happened"), x.at_seq, x.at_play, x.at_evidence);
+  if (x.proven_by_seq === x.at_seq || x.proven_by_seq == null) return `<div class="compare">${at}${ledBlock(v, x.at_seq)}</div>`;
+  const same = x.proof_evidence && x.proof_evidence === x.at_evidence;
+  return `<div class="compare side-by-side"><div class="col">${ledBlock(v, x.at_seq)}${at}</div>`
+    + `<div class="col">${proofBlock(v, t("the play that proves it"), x.proven_by_seq, x.proof_play, x.proof_evidence, same ? false : undefined)}</div></div>`;
 }
 
 function citeBlock(x) {
@@ -281,8 +355,7 @@ function drawQueue(v) {
       return `<section class="panel viol" data-violation="${esc(x.id)}"><div class="who-rule"><span class="rule" data-rule="${esc(x.rule)}">${esc(ruleName(x.rule))}</span><span>${seatName(v, x.seat)}</span><span class="status ${esc(status)}">${esc(statusText(status))}</span>${x.provisional ? `<span class="status">${esc(t("provisional"))}</span>` : ""}<span class="muted">${esc(t("hand {n}", { n: x.hand }))} · ${esc(how)} · ${esc(t("penalty"))}: ${penaltyText(x.penalty)}</span></div>`
         + `<div class="who-rule">${citeBlock(x)}</div>`
         /* dispute report (issue 19) */ + `<p class="small"><a class="report-link" data-report="${esc(x.id)}" target="_blank" href="/api/tables/${encodeURIComponent(v.id)}/export?violation=${encodeURIComponent(x.id)}&format=html">${esc(t("Dispute report (HTML; PDF inside the bundle)"))}</a> · <a href="/api/tables/${encodeURIComponent(v.id)}/export?violation=${encodeURIComponent(x.id)}">${esc(t("bundle (.zip)"))}</a></p>`
-        + proofBlock(v, t("where it happened"), x.at_seq, x.at_play, x.at_evidence)
-        + (x.proven_by_seq !== x.at_seq ? proofBlock(v, t("the play that proves it"), x.proven_by_seq, x.proof_play, x.proof_evidence) : ledBlock(v, x.at_seq))
+        + evidenceBlock(v, x)
         + `<div>${decide}</div></section>`;
     }).join("");
   });
@@ -355,7 +428,7 @@ function drawCorrections(v) {
     ? v.needs_referee.map((n) => {
       const play = playBySeq[n.ref];
       return `<div class="prompt flag" data-ref="${n.ref}"><div><b>${esc(t("seq {n}", { n: n.ref }))}</b> · ${play ? seatName(v, play.seat) + " · " : ""}${esc(reasonText(n.reason))} · ${esc(t("choose the cards actually played:"))}</div>`
-        + `<div class="prompt-body">${frameHTML(n.evidence || (play ? play.evidence : null))}<div class="candidates">${(n.candidates || []).map((c) => `<button class="rule-btn" data-act="candidate" data-seq="${n.ref}" data-cards="${esc(c.cards.join(" "))}">${cardsHTML(c.cards, "sm")} ${(c.confidence * 100).toFixed(0)}%</button>`).join("")}${CAN_RULE ? `<button class="rule-btn" data-act="stands" data-seq="${n.ref}">${esc(t("Reading stands"))}</button>` : ""}</div></div><div class="small msg"></div></div>`;
+        + `<div class="prompt-body">${frameHTML(n.evidence || (play ? play.evidence : null), n.reads || (play ? play.reads : null))}<div class="candidates">${(n.candidates || []).map((c) => `<button class="rule-btn" data-act="candidate" data-seq="${n.ref}" data-cards="${esc(c.cards.join(" "))}">${cardsHTML(c.cards, "sm")} ${(c.confidence * 100).toFixed(0)}%</button>`).join("")}${CAN_RULE ? `<button class="rule-btn" data-act="stands" data-seq="${n.ref}">${esc(t("Reading stands"))}</button>` : ""}</div></div><div class="small msg"></div></div>`;
     }).join("")
     : `<p class="muted">${esc(t("None pending."))}</p>`);
   const plays = $("#plays tbody");
@@ -413,7 +486,7 @@ document.addEventListener("error", (e) => {
   const div = document.createElement("div");
   div.className = "noimg";
   div.textContent = t("frame {id} not stored", { id: img.dataset.evidence });
-  (img.closest("a.frame") || img).replaceWith(div);
+  (img.closest("figure.shot") || img).replaceWith(div);
 }, true);
 
 document.addEventListener("submit", async (e) => {

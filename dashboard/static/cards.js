@@ -28,14 +28,16 @@ function esc(text) {
   return String(text ?? "").replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c]));
 }
 
+/* Suit and joker names come from engine/names.py (one table for the pages and the CLI). */
+const NAMES = CATALOG.names || { suits: {}, jokers: {} };
+
 function suitName(suit) {
-  return { S: t("spades"), H: t("hearts"), C: t("clubs"), D: t("diamonds") }[suit] || "?";
+  return NAMES.suits[suit] || "?";
 }
 
 /* A card as a referee says it: 红桃A, 黑桃10, 大王 (English: A of hearts, big joker). */
 function cardName(code) {
-  if (code === "BJ") return t("big joker");
-  if (code === "SJ") return t("small joker");
+  if (NAMES.jokers[code]) return NAMES.jokers[code];
   return t("{suit}{rank}", { suit: suitName(code.slice(-1)), rank: code.slice(0, -1) });
 }
 

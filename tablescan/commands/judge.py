@@ -16,6 +16,7 @@ from typing import Any
 
 from engine.games import game_of_profile, referee_for
 from engine.record import Event, RecordError, Ruling, read_record
+from tablescan.i18n import _, add_lang_option, cards, choose, rule, suit, use
 
 log = logging.getLogger(__name__)
 
@@ -25,6 +26,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("record", help="match record, one JSON event per line ('-' for stdin)")
     p.add_argument("--profile", help="rule profile id (default: the record's match_start)")
     p.add_argument("--json", action="store_true", help="print the report as one JSON document")
+    add_lang_option(p)
     p.set_defaults(func=run)
 
 
@@ -69,86 +71,147 @@ def run(args: argparse.Namespace) -> int:
         json.dump(report, sys.stdout, ensure_ascii=False, indent=1)
         print()
     else:
+        use(choose(getattr(args, "lang", None)))
         print("\n".join(render(report)))
     bad = bool(errors) or bool(report.get("errors"))
     return 1 if bad else 0
 
 
-def _cards(cards: list[str] | None) -> str:
-    return " ".join(cards) if cards else "-"
+def _seat(seat: Any, seats: list[str]) -> str:
+    """A seat by its number and name: ``2 (South)``."""
+    name = seats[seat] if isinstance(seat, int) and 0 <= seat < len(seats) else None
+    return _("seat {n} ({name})", n=seat, name=name) if name else _("seat {n}", n=seat)
+
+
+def _how(how: str) -> str:
+    return {
+        "immediate": _("seen at once"),
+        "retroactive": _("proven by a later play"),
+        "audit": _("found at the end of the hand"),
+        "referee": _("entered by a referee"),
+    }.get(how, how)
+
+
+def _status(status: str) -> str:
+    return {"upheld": _("upheld"), "dismissed": _("dismissed")}.get(status, status)
 
 
 def _violation_line(v: dict[str, Any], seats: list[str]) -> str:
-    seat = v.get("seat")
-    who = seats[seat] if isinstance(seat, int) and 0 <= seat < len(seats) else str(seat)
     pen = v.get("penalty") or {}
     cost = []
     if not isinstance(pen, dict):  # a game may state its penalty as text
         pen = {"note": str(pen)}
     if pen.get("points"):
-        cost.append(f"{pen['points']} pts")
+        cost.append(_("{n} points", n=pen["points"]))
     if pen.get("levels"):
-        cost.append(f"{pen['levels']} level(s)")
+        cost.append(_("{n} level(s)", n=pen["levels"]))
     note = pen.get("note") or ""
-    penalty = ", ".join(cost) or "no fixed penalty"
-    how = f" [{v['how']}]" if v.get("how") else ""
-    text = (
-        f"  ! {v.get('rule')} by seat {seat} ({who}) at seq {v.get('at_seq')}, "
-        f"proven by seq {v.get('proven_by_seq')}{how}"
+    penalty = _(", ").join(cost) or _("no fixed penalty")
+    how = v.get("how")
+    how_text = f" [{_how(str(how))}]" if how else ""
+    text = "  ! " + _(
+        "{rule} by {seat} at seq {at}, proven by seq {proof}",
+        rule=rule(v.get("rule")),
+        seat=_seat(v.get("seat"), seats),
+        at=v.get("at_seq"),
+        proof=v.get("proven_by_seq"),
     )
-    lines = [text]
+    lines = [text + how_text]
     detail = v.get("detail") or v.get("why")
     if detail:
         lines.append(f"    {detail}")
-    lines.append(f"    penalty: {penalty}" + (f" ({note})" if note else ""))
+    lines.append("    " + _("penalty: {p}", p=penalty) + (f" ({note})" if note else ""))
     if v.get("evidence"):
-        lines.append(f"    evidence: {', '.join(v['evidence'])}")
-    if v.get("status") not in (None, "open"):
-        lines.append(f"    status: {v['status']}")
+        lines.append("    " + _("evidence: {ids}", ids=", ".join(v["evidence"])))
+    status = v.get("status")
+    if status not in (None, "open"):
+        lines.append("    " + _("status: {s}", s=_status(str(status))))
     if v.get("provisional"):
-        lines.append("    provisional: rests on a reading awaiting the referee")
+        lines.append("    " + _("provisional: rests on a reading awaiting the referee"))
     return "\n".join(lines)
 
 
 def render(report: dict[str, Any]) -> list[str]:
-    """The report as text for a referee: one block per deal."""
+    """The report as text for a referee, in the chosen language: one block per deal. Rules go
+    by their sheets' names and cards as referees say them (engine.names)."""
     seats = [str(s) for s in report.get("seats", [])]
-    out = [f"{report.get('game')} match, profile {report.get('profile')}"]
+    game = {"tractor": _("tractor"), "gouji": _("gouji")}.get(
+        str(report.get("game")), str(report.get("game"))
+    )
+    out = [_("{game} match, profile {profile}", game=game, profile=report.get("profile"))]
     if seats:
-        out.append("seats: " + ", ".join(f"{i} {s}" for i, s in enumerate(seats)))
+        out.append(_("seats: {list}", list=_(", ").join(f"{i} {s}" for i, s in enumerate(seats))))
     for h in report.get("hands", []):
         if report.get("game") != "tractor":
-            out.append(f"hand {h.get('hand')}:")
+            out.append(_("hand {n}:", n=h.get("hand")))
             out += [f"  {k}: {json.dumps(v, ensure_ascii=False)}" for k, v in h.items()]
             continue
         trump = h["trump"]
-        suit = trump["suit"] or "no-trump"
-        out.append(f"hand {h['hand']}: level {trump['level']}, trump {suit}, banker {h['banker']}")
+        out.append(
+            _(
+                "hand {n}: level {level}, trump {suit}, banker {banker}",
+                n=h["hand"],
+                level=trump["level"],
+                suit=suit(trump["suit"]),
+                banker=_seat(h["banker"], seats),
+            )
+        )
         for t in h["tricks"]:
-            plays = "; ".join(f"{p['seat']}: {_cards(p['cards'])}" for p in t["plays"])
+            plays = "; ".join(f"{p['seat']}: {cards(p['cards'])}" for p in t["plays"])
             out.append(
-                f"  trick {t['index'] + 1:2d} ({plays}) -> seat {t['winner']}, {t['points']} pts"
+                "  "
+                + _(
+                    "trick {n} ({plays}) -> seat {winner}, {points} points",
+                    n=str(t["index"] + 1).rjust(2),
+                    plays=plays,
+                    winner=t["winner"],
+                    points=t["points"],
+                )
             )
         b = h["bottom"]
         out.append(
-            f"  bottom: {_cards(b['cards'])}; multiplier {b['multiplier']}; points {b['points']}"
+            "  "
+            + _(
+                "bottom: {cards}; multiplier {m}; points {p}",
+                cards=cards(b["cards"]),
+                m=b["multiplier"],
+                p=b["points"],
+            )
         )
         out.append(
-            f"  attackers: {h['attacker_points']} points "
-            f"({h['trick_points']} in tricks, {h['penalty_points']:+d} penalties)"
+            "  "
+            + _(
+                "attackers: {n} points ({tricks} in tricks, {pen} penalties)",
+                n=h["attacker_points"],
+                tricks=h["trick_points"],
+                pen=format(h["penalty_points"], "+d"),
+            )
         )
         for v in h["violations"]:
             out.append(_violation_line(v, seats))
         o = h.get("outcome")
         if o:
+            side = {"attackers": _("attackers"), "banker": _("banker side")}.get(
+                o["side"], o["side"]
+            )
             out.append(
-                f"  outcome: {o['side']} +{o['levels']} level(s), next level {o['new_level']}, "
-                f"next banker {o['next_banker']}" + (" (game over)" if o.get("game_over") else "")
+                "  "
+                + _(
+                    "outcome: {side} +{n} level(s), next level {level}, next banker {banker}",
+                    side=side,
+                    n=o["levels"],
+                    level=o["new_level"],
+                    banker=_seat(o["next_banker"], seats),
+                )
+                + (_(" (game over)") if o.get("game_over") else "")
             )
         else:
-            out.append(f"  outcome: none (deal {h.get('end') or 'not finished'})")
+            end = h.get("end")
+            out.append("  " + _("outcome: none (deal {end})", end=end or _("not finished")))
     for v in report.get("violations", []) if report.get("game") != "tractor" else []:
         out.append(_violation_line(v, seats))
     for e in report.get("errors", []):
-        out.append(f"error at seq {e.get('seq')}: {e.get('problem', e)}")
+        out.append(
+            _("error at seq {seq}: {problem}", seq=e.get("seq"), problem=e.get("problem", e))
+        )
     return out

@@ -15,12 +15,14 @@ from typing import Any
 from engine.errors import ProfileError
 from engine.games import game_of_profile, games
 from engine.record import RecordError
+from tablescan.i18n import _, add_lang_option, choose, use
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("profiles", help="list the rule profiles of every game, or show one")
     p.add_argument("action", nargs="?", choices=["list", "show"], default="list")
     p.add_argument("id", nargs="?", help="profile id, or an 80-points TOML path (for show)")
+    add_lang_option(p)
     p.set_defaults(func=run)
 
 
@@ -31,9 +33,11 @@ def title_of(rules: Any) -> str:
 
 def show_tractor(rules: Any) -> list[str]:
     """An 80-points profile as text: every key, its value, its citation, '*' where inherited."""
-    lines = [f"{rules.id}: {rules.name}", f"source: {rules.source}"]
+    lines = [f"{rules.id}: {rules.name}", _("source: {s}", s=rules.source)]
     if rules.inherits:
-        lines.append(f"inherits {rules.inherits}: '*' marks a value the sheet does not state")
+        lines.append(
+            _("inherits {p}: '*' marks a value the sheet does not state", p=rules.inherits)
+        )
     inherited = set(rules.inherited)
     cites = dict(rules.cites)
     section = None
@@ -43,11 +47,12 @@ def show_tractor(rules: Any) -> list[str]:
             continue
         if sect != section:
             section = sect
-            lines.append(f"[{sect}]" + (f"  cite: {cites[sect]}" if sect in cites else ""))
+            cite = "  " + _("cite: {q}", q=cites[sect]) if sect in cites else ""
+            lines.append(f"[{sect}]" + cite)
         mark = "*" if key in inherited and rules.inherits else " "
         lines.append(f" {mark} {key.rpartition('.')[2]} = {value}")
         if key in cites:
-            lines.append(f"      cite: {cites[key]}")
+            lines.append("      " + _("cite: {q}", q=cites[key]))
     return lines
 
 
@@ -58,9 +63,9 @@ def show_gouji(rules: Any) -> list[str]:
     """A Gouji profile as text. Every key a sheet sets carries its [cite] line (the loader
     insists), so a key without one comes from ``gouji-core`` and gets the '*'."""
     core = not rules.cite
-    lines = [f"{rules.id}: {rules.title}", f"source: {rules.lines or '-'}"]
+    lines = [f"{rules.id}: {rules.title}", _("source: {s}", s=rules.lines or "-")]
     if not core:
-        lines.append("inherits gouji-core: '*' marks a value the sheet does not state")
+        lines.append(_("inherits {p}: '*' marks a value the sheet does not state", p="gouji-core"))
     for sect in GOUJI_SECTIONS:
         lines.append(f"[{sect}]")
         body = getattr(rules, sect)
@@ -74,16 +79,17 @@ def show_gouji(rules: Any) -> list[str]:
             mark = "*" if not core and dotted not in rules.cite else " "
             lines.append(f" {mark} {key} = {value!r}")
             if dotted in rules.cite:
-                lines.append(f"      cite: {rules.cite[dotted]}")
+                lines.append("      " + _("cite: {q}", q=rules.cite[dotted]))
     for note in rules.unjudged:
-        lines.append(f"not judged: {note}")
+        lines.append(_("not judged: {note}", note=note))
     return lines
 
 
 def run(args: argparse.Namespace) -> int:
+    use(choose(getattr(args, "lang", None)))
     if args.action == "show" or args.id:
         if not args.id:
-            print("error: usage: tablescan profiles show ID", file=sys.stderr)
+            print(_("error: usage: tablescan profiles show ID"), file=sys.stderr)
             return 2
         try:
             game = game_of_profile(args.id)
@@ -95,12 +101,17 @@ def run(args: argparse.Namespace) -> int:
         return 0
     bad = 0
     for game in games():
-        print(f"{game.title}:")
+        # msgids are the games' own titles (engine.games), so English shows them as they are
+        titles = {
+            "tractor": _("80-points / Tractor (八十分, 升级, 拖拉机)"),
+            "gouji": _("Gouji (够级)"),
+        }
+        print(f"{titles.get(game.name, game.title)}:")
         for pid in game.profile_ids():
             try:
                 rules = game.load_rules(pid)
             except ProfileError as e:
-                print(f"  {pid:22s} ERROR {e}")
+                print(f"  {pid:22s} {_('ERROR')} {e}")
                 bad += 1
                 continue
             print(f"  {pid:22s} {title_of(rules)}")

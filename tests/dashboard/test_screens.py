@@ -8,6 +8,7 @@ languages: log in, read the table, answer a prompt from its frame, uphold a viol
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -257,11 +258,16 @@ def test_a_referees_work(tmp_path: Path, browser: Browser, lang: str, width: int
         assert hub.tables["t1"].view["attacker_points"] == before  # a preview changes nothing
         page.screenshot(path=str(SCREENS / f"{tag}-work-preview.png"), full_page=True)
         page.fill("#pv-why", "K read as 7")
+        n_events = len(hub.store.events("t1"))
         page.click("#pv-confirm")
-        page.wait_for_selector("button[data-act=undo]")
+        # the prompt's own correction already has an undo button: wait for this one's
+        deadline = time.monotonic() + 20
+        while len(hub.store.events("t1")) == n_events and time.monotonic() < deadline:
+            time.sleep(0.05)
+        seq = hub.store.events("t1")[-1]["seq"]
+        page.wait_for_selector(f'button[data-act="undo"][data-seq="{seq}"]')
         changed = hub.tables["t1"].view["attacker_points"]
         assert changed != before
-        seq = hub.store.events("t1")[-1]["seq"]
         page.click(f'button[data-act="undo"][data-seq="{seq}"]')
         page.wait_for_selector("#preview:not([hidden]) #pv-confirm")
         page.click("#pv-confirm")

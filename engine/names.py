@@ -1,0 +1,104 @@
+"""Names a referee reads, in Chinese (zh_CN) and English: every rule by the name its sheet
+uses, and cards as Chinese referees say them (红桃A, 黑桃10, 大王/小王).
+
+Pure data and two small functions, so the CLI (``tablescan``) and the dashboard both take the
+same names from one place; neither needs the other to name a card or a rule."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+Lang = Literal["zh_CN", "en"]
+LANGS: tuple[Lang, ...] = ("zh_CN", "en")
+
+#: rule id → (zh_CN, en). Every rule id a referee can see.
+RULES: dict[str, tuple[str, str]] = {
+    # 80 points / Tractor
+    "revoke": ("打错牌（未跟花色）", "Revoke (did not follow suit)"),
+    "missed_pair": ("有对必对（有对未跟对）", "Pair not followed (must follow a pair)"),
+    "missed_tractor": ("有拖必拖（有拖拉机未跟）", "Tractor not followed (must follow a tractor)"),
+    "failed_throw": ("甩牌失败", "Failed throw"),
+    "wrong_count": ("出牌张数不符", "Wrong number of cards"),
+    "wrong_bury_count": ("扣底张数错误", "Wrong bury count"),
+    "wrong_hand_size": ("手牌张数不符", "Wrong hand size"),
+    "extra_cards": ("多牌、少牌", "Too many or too few cards"),
+    "extra_cards_partners": ("多牌、少牌（对家）", "Too many or too few cards (partners)"),
+    "out_of_turn": ("未轮到出牌", "Played out of turn"),
+    "not_in_hand": ("所出牌不在手中", "Card not in hand"),
+    "illegal_lead": ("首出违规", "Illegal lead"),
+    "illegal_overcall": ("反主无效", "Illegal overcall"),
+    "illegal_declaration": ("亮主无效", "Illegal declaration"),
+    "wrong_declare": ("亮错主", "Wrong declaration"),
+    "wrong_call": ("叫错牌", "Wrong call"),
+    "wrong_level_call": ("报错级牌", "Wrong level called"),
+    "wrong_card_next_trick": ("打错牌（下一墩发现）", "Wrong card found in the next trick"),
+    "bury_time": ("扣底超时", "Burying took too long"),
+    # entered by a referee (the camera cannot see these)
+    "time_limit": ("出牌超时", "Over the time limit"),
+    "take_back": ("悔牌", "Taking back a card"),
+    "talking": ("讲牌或暗示", "Talking about the cards"),
+    "peeking": ("偷看牌", "Peeking"),
+    "conduct": ("赛风违规", "Conduct"),
+    # Gouji
+    "invalid_set": ("不成牌型", "Invalid set"),
+    "not_beating": ("管不上", "Does not beat the set"),
+    "played_after_pass": ("过牌后又出牌", "Played after passing"),
+    "no_right": ("无权管牌", "No right to answer"),
+    "dead_set": ("够死级不能管", "Dead gouji set answered"),
+    "illegal_burn": ("烧牌不成立", "Illegal burn"),
+    "burn_no_joker": ("烧牌无王", "Burn without a joker"),
+    "no_gouji": ("不够级", "Not a gouji set"),
+    "early_three": ("过早出3", "Three played too early"),
+    "last_not_three": ("末手不是3（憋3）", "Last card not a three"),
+    "single_two": ("单出2", "Single two"),
+    "asked_count": ("违规要求报户", "Asked for card counts"),
+    "false_claim": ("虚报", "False claim"),
+    "revolution_banned": ("不许革命（造反）", "Revolution not allowed"),
+    "foul": ("犯规", "Foul"),
+}
+
+SUITS: dict[str, tuple[str, str]] = {
+    "S": ("黑桃", "spades"),
+    "H": ("红桃", "hearts"),
+    "C": ("梅花", "clubs"),
+    "D": ("方块", "diamonds"),
+}
+SYMBOLS = {"S": "\u2660", "H": "\u2665", "C": "\u2663", "D": "\u2666"}
+JOKERS: dict[str, tuple[str, str]] = {"BJ": ("大王", "big joker"), "SJ": ("小王", "small joker")}
+
+
+def _pick(pair: tuple[str, str], lang: str) -> str:
+    return pair[1] if lang == "en" else pair[0]
+
+
+def rule_name(rule: str, lang: str = "zh_CN") -> str:
+    """A rule by its sheet's name (the id itself for a rule no sheet names)."""
+    pair = RULES.get(rule)
+    return _pick(pair, lang) if pair else rule
+
+
+def suit_name(suit: str | None, lang: str = "zh_CN") -> str:
+    """A suit's name; no suit is no-trump (无主)."""
+    if not suit:
+        return "no trump" if lang == "en" else "无主"
+    pair = SUITS.get(suit)
+    return _pick(pair, lang) if pair else suit
+
+
+def card_name(code: str, lang: str = "zh_CN") -> str:
+    """``AH`` → 红桃A / "A of hearts"; ``BJ`` → 大王 / "big joker". Unknown codes stay as given."""
+    if code in JOKERS:
+        return _pick(JOKERS[code], lang)
+    rank, suit = code[:-1], code[-1:]
+    if suit not in SUITS or not rank:
+        return code
+    if lang == "en":
+        return f"{rank} of {SUITS[suit][1]}"
+    return f"{SUITS[suit][0]}{rank}"
+
+
+def cards_text(cards: list[str] | None, lang: str = "zh_CN") -> str:
+    """Cards for a line of text: each by its name, or '-' for none."""
+    if not cards:
+        return "-"
+    return (", " if lang == "en" else "、").join(card_name(c, lang) for c in cards)

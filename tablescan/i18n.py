@@ -1,0 +1,191 @@
+"""The CLI's languages: Chinese (zh_CN) first, English one switch away.
+
+The human-readable output of ``tablescan judge``, ``profiles`` and ``verify`` goes through
+gettext catalogs (``tablescan/translations/<lang>/LC_MESSAGES/tablescan.po``), compiled in
+memory when first used, so a checkout needs no build step. ``--json`` output is never
+translated (it is the machine contract). Rule and card names come from ``engine.names``, the
+table the dashboard uses too.
+
+Which language: ``--lang en|zh``, else ``TABLESCAN_LANG``, else ``LANG``/``LC_ALL`` when it
+names Chinese or English, else zh_CN.
+
+    python -m tablescan.i18n update   # add new msgids (English filled in, Chinese empty)
+    python -m tablescan.i18n check    # exit 1 naming each msgid missing or untranslated
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Mapping
+from functools import cache
+from io import BytesIO
+from pathlib import Path
+
+from babel.messages.catalog import Catalog
+from babel.messages.extract import extract_from_file
+from babel.messages.mofile import write_mo
+from babel.messages.pofile import read_po, write_po
+from babel.support import Translations
+
+from engine import names
+
+LANGS = ("zh_CN", "en")
+DEFAULT = "zh_CN"
+DOMAIN = "tablescan"
+SOURCE = Path(__file__).with_name("translations")
+ROOT = Path(__file__).resolve().parent
+#: the modules whose text output is translated (their ``_("…")`` calls are the msgids)
+SHOWN = ("i18n.py", "commands/judge.py", "commands/profiles.py", "commands/verify.py")
+
+_current: list[str] = [DEFAULT]
+
+
+def normal(code: str | None) -> str | None:
+    """``zh``, ``zh_CN.UTF-8``, ``zh-Hans`` → zh_CN; ``en_US.UTF-8`` → en; others None."""
+    if not code:
+        return None
+    low = code.split(".")[0].replace("-", "_").lower()
+    if low.startswith("zh"):
+        return "zh_CN"
+    if low == "en" or low.startswith("en_"):
+        return "en"
+    return None
+
+
+def choose(flag: str | None, env: Mapping[str, str] | None = None) -> str:
+    """The output language from ``--lang``, then the environment, then zh_CN."""
+    env = os.environ if env is None else env
+    for code in (flag, env.get("TABLESCAN_LANG"), env.get("LC_ALL"), env.get("LANG")):
+        found = normal(code)
+        if found:
+            return found
+    return DEFAULT
+
+
+def add_lang_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--lang",
+        choices=["zh", "en", "zh_CN"],
+        help="language of the text output (default: TABLESCAN_LANG, LANG, else zh)",
+    )
+
+
+def use(lang: str) -> str:
+    """Make ``lang`` the language ``_()`` answers in; returns it as one of LANGS."""
+    _current[0] = normal(lang) or DEFAULT
+    return _current[0]
+
+
+def lang() -> str:
+    return _current[0]
+
+
+@cache
+def translations(lang: str) -> Translations:
+    with po_path(lang).open("rb") as f:
+        catalog = read_po(f, locale=lang)
+    buf = BytesIO()
+    write_mo(buf, catalog)
+    buf.seek(0)
+    return Translations(buf, domain=DOMAIN)
+
+
+def _(msgid: str, **kw: object) -> str:
+    """``msgid`` in the current language, ``{name}`` placeholders filled from ``kw``."""
+    text = translations(lang()).gettext(msgid)
+    return text.format(**kw) if kw else text
+
+
+def card(code: str) -> str:
+    return names.card_name(code, lang())
+
+
+def cards(codes: list[str] | None) -> str:
+    """Cards for a line: 红桃K、红桃K in Chinese; the compact notation (``KH KH``) in English,
+    which is how the record and the English sheets write them."""
+    if lang() == "en":
+        return " ".join(codes) if codes else "-"
+    return names.cards_text(codes, lang())
+
+
+def rule(rule_id: object) -> str:
+    return names.rule_name(str(rule_id), lang())
+
+
+def suit(code: str | None) -> str:
+    return names.suit_name(code, lang())
+
+
+# -- keeping the catalogs whole ------------------------------------------------------------
+
+
+def po_path(lang: str) -> Path:
+    return SOURCE / lang / "LC_MESSAGES" / f"{DOMAIN}.po"
+
+
+def extract() -> Catalog:
+    """Every msgid the CLI's text output uses, with where it is used."""
+    template = Catalog(project="tablescan", charset="utf-8")
+    for rel in SHOWN:
+        for lineno, message, _c, _ctx in extract_from_file(
+            "python", ROOT / rel, keywords={"_": None}
+        ):
+            if isinstance(message, str) and message:
+                template.add(message, None, [(f"tablescan/{rel}", lineno)])
+    return template
+
+
+def load(lang: str) -> Catalog:
+    path = po_path(lang)
+    if not path.exists():
+        return Catalog(locale=lang, project="tablescan", charset="utf-8")
+    with path.open("rb") as f:
+        return read_po(f, locale=lang)
+
+
+def update() -> None:
+    template = extract()
+    for code in LANGS:
+        catalog = load(code)
+        catalog.update(template, no_fuzzy_matching=True)
+        for message in catalog:
+            message.flags.discard("fuzzy")
+            if message.id and code == "en" and not message.string:
+                message.string = message.id
+        catalog.obsolete.clear()
+        buf = BytesIO()
+        write_po(buf, catalog, width=100, sort_output=True)
+        po_path(code).parent.mkdir(parents=True, exist_ok=True)
+        po_path(code).write_bytes(buf.getvalue())
+
+
+def problems() -> list[str]:
+    """Each msgid used but missing from a catalog, or left untranslated there."""
+    used = sorted({str(m.id) for m in extract() if m.id})
+    out = []
+    for code in LANGS:
+        have = {m.id: m.string for m in load(code) if m.id}
+        for mid in used:
+            if mid not in have:
+                out.append(f"{code}: {mid!r} is not in {po_path(code).relative_to(ROOT.parent)}")
+            elif not have[mid]:
+                out.append(f"{code}: {mid!r} has no translation")
+    return out
+
+
+def main(argv: list[str]) -> int:
+    if argv[:1] == ["update"]:
+        update()
+        return 0
+    if argv[:1] == ["check"]:
+        found = problems()
+        print("\n".join(found) if found else "catalogs complete")
+        return 1 if found else 0
+    print("usage: python -m tablescan.i18n update|check", file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
