@@ -42,6 +42,7 @@ from vision.sources import FrameSource, open_source
 
 if TYPE_CHECKING:
     from evidence.store import EvidenceStore
+    from tablescan.recorded_presses import RecordedPresses
     from tablescan.seat_buttons import SeatButtons
 
 log = logging.getLogger(__name__)
@@ -294,6 +295,7 @@ class TableApp:
     keep_evidence: bool = True
     evidence_dir: Path | None = None
     serial: str | None = None
+    presses: Path | None = None  #: recorded seat presses to feed in (tablescan.recorded_presses)
 
     cfg: TableConfig = field(init=False)
     store: EvidenceStore | None = field(init=False, default=None)
@@ -304,6 +306,7 @@ class TableApp:
     referee: RefereeLike = field(init=False)
     node: TableNode = field(init=False)
     seats: SeatButtons | None = field(init=False, default=None)
+    recorded: RecordedPresses | None = field(init=False, default=None)
     _listeners: list[NodeHooks] = field(init=False, default_factory=list)
     _closers: list[Callable[[], None]] = field(init=False, default_factory=list)
 
@@ -319,6 +322,7 @@ class TableApp:
             self.init_referee()
             self.init_node()
             self.init_seats()
+            self.init_presses()
             self.init_live()
         except BaseException:
             self.stop()
@@ -425,6 +429,13 @@ class TableApp:
         self.seats = SeatButtons.open(self.node, self.serial)
         self._closers.append(self.seats.close)
 
+    def init_presses(self) -> None:
+        if self.presses is None:
+            return
+        from tablescan.recorded_presses import RecordedPresses, load_presses
+
+        self.recorded = RecordedPresses(self.node, load_presses(self.presses))
+
     def init_live(self) -> None:
         """The latest masked frame and the node's health, for the dashboard."""
         if self.data is None:
@@ -445,6 +456,8 @@ class TableApp:
         steps: list[Callable[[], None]] = []
         if self.seats is not None:
             steps.append(self.seats.poll)
+        if self.recorded is not None:
+            steps.append(self.recorded.poll)
         if each_frame is not None:
             steps.append(each_frame)
 
