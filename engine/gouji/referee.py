@@ -547,8 +547,12 @@ class GoujiReferee:
             return
         if not self.table.over:
             self._error(ev, "hand_end before every place was decided")
-        self.hands.append(self._hand_report(final=True))
+        rep = self._hand_report(final=True)
+        self.hands.append(rep)
         self.table = None
+        # the deal's result, for views that fold rulings (dashboard.view): places and scores
+        outcome = {k: rep[k] for k in ("finishing_order", "places", "scores", "void")}
+        self._note(ev, "hand", hand=rep["hand"], outcome=outcome)
 
     def _hand_report(self, final: bool) -> dict[str, Any]:
         t = self.table

@@ -51,7 +51,7 @@ class GoujiDirector(Director):
         if ids:
             self.take_back(seat, ids)
             self.in_area[seat] = []
-            self.idle(2, 3)
+            self.idle(6, 8)  # the area is seen empty before the next set comes
 
 
 def direct_gouji(
@@ -70,7 +70,7 @@ def direct_gouji(
             if idx in leads:
                 d.idle(2, 4)
                 d.sweep(sweepers.get(idx, ev["seat"]))
-                d.idle(2, 4)
+                d.idle(6, 8)  # the areas are seen empty before the lead comes
             else:
                 d.pull_back(ev["seat"])
             ids = d.lay(ev["seat"], list(ev["cards"]), ev["seat"])
