@@ -150,6 +150,9 @@ const GAME_VIEWS = {
     headline: (v) => `<span class="chip">${esc(t("deal {n}", { n: v.hand ?? "–" }))}</span>`
       + goujiTopChip(v),
     side: (v, live, trick) => drawGoujiSide(v, live, trick),
+    nowHead: (live) => (live ? t("Round in progress") : t("Last round")),
+    stood: (v, tr) => t("{name}'s set stood", { name: goujiName(v, tr.winner) }),
+    wonLabel: () => t("set stood"),
     hall: (tb) => `<div class="small" data-gouji="places">${esc(t("Finishing order"))}: ${goujiPlacesText(tb, tb.panel)}</div>`
       + `<div class="small">${goujiTopChip(tb)}${((tb.panel || {}).burns || []).length ? " " + esc(t("{n} burn(s)", { n: tb.panel.burns.length })) : ""}</div>`,
   },
@@ -212,11 +215,12 @@ function drawTable(v) {
     const turn = nextSeat === i;
     seats[i].classList.toggle("turn", turn);
     seats[i].innerHTML = `<div class="name team${s.team}">${turn ? `<span class="turn-tag">${esc(t("to play"))}</span>` : ""}${esc(s.name)}${s.banker ? `<span class="banker">★ ${esc(t("banker"))}</span>` : ""}</div>`
-      + `<div class="meta">${s.time_per_play != null ? esc(t("{s}s / play", { s: s.time_per_play })) : "&nbsp;"}${s.cards_left != null ? " · " + esc(t("{n} left", { n: s.cards_left })) : ""}${won ? ` · <b>${esc(t("won the trick"))}</b>` : ""}</div>`
+      + `<div class="meta">${s.time_per_play != null ? esc(t("{s}s / play", { s: s.time_per_play })) : "&nbsp;"}${s.cards_left != null ? " · " + esc(t("{n} left", { n: s.cards_left })) : ""}${won ? ` · <b>${esc(gameView(v).wonLabel ? gameView(v).wonLabel() : t("won the trick"))}</b>` : ""}</div>`
       + `<div class="played" style="opacity:${live ? 1 : 0.55}" data-seq="${p ? p.seq : ""}">${p ? unitsHTML(p.cards, "lg") : ""}</div>`;
     if (p && p.seq > seenSeq && live) $$(".card", seats[i]).forEach((c) => c.classList.add("fresh"));
   });
   drawTrickNow(v, trick, live);
+  $$("[data-view]").forEach((el) => { el.hidden = el.dataset.view !== (v.view || "tractor"); });
   const b = v.bottom || {};
   if (gameView(v).side) { gameView(v).side(v, live, trick); } else {
     $("#centre").innerHTML = `<div class="label">${esc(live ? t("trick {n}", { n: v.tricks.length + 1 }) : trick ? t("trick {n} done", { n: v.tricks.length }) : t("waiting"))}</div>`
@@ -240,10 +244,11 @@ function drawTable(v) {
 function drawTrickNow(v, trick, live) {
   const el = $("#trick-now");
   if (!el) return;
-  const head = live ? t("Trick in progress") : t("Last trick");
+  const gv = gameView(v);
+  const head = gv.nowHead ? gv.nowHead(live) : live ? t("Trick in progress") : t("Last trick");
   if (!trick || !trick.plays.length) { el.innerHTML = `<h2>${esc(head)}</h2><p class="muted">${esc(t("No card on the table."))}</p>`; return; }
   el.innerHTML = `<h2>${esc(head)}</h2>` + trick.plays.map((p, i) => `<div class="trick-row${trick.winner === p.seat ? " win" : ""}" data-seat="${p.seat}"><span class="who">${seatName(v, p.seat)}${i === 0 ? ` <span class="chip small">${esc(t("led"))}</span>` : ""}</span>${unitsHTML(p.cards, "sm")}</div>`).join("")
-    + (live ? "" : trick.winner != null ? `<div class="small muted">${esc(t("won by {name} · {n} points", { name: (v.seats[trick.winner] || {}).name || trick.winner, n: trick.points ?? 0 }))}</div>` : "");
+    + (live ? "" : trick.winner != null ? `<div class="small muted">${esc(gv.stood ? gv.stood(v, trick) : t("won by {name} · {n} points", { name: (v.seats[trick.winner] || {}).name || trick.winner, n: trick.points ?? 0 }))}</div>` : "");
 }
 
 function outcomeText(v, o) {
@@ -261,7 +266,7 @@ function drawGoujiSide(v, live, trick) {
     + (live && trick.passes && trick.passes.length ? `<div class="label">${esc(t("passed: {names}", { names: trick.passes.map((s) => (v.seats[s] || {}).name || s).join(", ") }))}</div>` : "");
   const p = v.panel || {};
   const burns = (p.burns || []).map((b) => esc(t("{name} burned {victim}", { name: goujiName(v, b.seat), victim: b.victim != null ? goujiName(v, b.victim) : "–" }))).join(" · ");
-  const tribute = (p.tribute || []).map((x) => esc(t(x.back ? "{from} returns {n} to {to} (还贡)" : "{from} pays {n} to {to} (进贡)", { from: goujiName(v, x.from), to: goujiName(v, x.to), n: x.count ?? 1 }))).join(" · ");
+  const tribute = (p.tribute || []).map((x) => esc(x.back ? t("{from} returns {n} to {to} (还贡)", { from: goujiName(v, x.from), to: goujiName(v, x.to), n: x.count ?? 1 }) : t("{from} pays {n} to {to} (进贡)", { from: goujiName(v, x.from), to: goujiName(v, x.to), n: x.count ?? 1 }))).join(" · ");
   const last = (p.deals || []).length ? p.deals[p.deals.length - 1] : null;
   const scores = last && last.scores ? Object.entries(last.scores.seats || {}).map(([s, n]) => `${esc(goujiName(v, Number(s)))} ${esc(n)}`).join(" · ") : "";
   $("#score").innerHTML = `<h2>${esc(t("Finishing order"))}</h2><div class="places" id="gouji-places">${goujiPlacesText(v, p)}</div>`
@@ -272,7 +277,13 @@ function drawGoujiSide(v, live, trick) {
     + `<span>${esc(t("Opened (开点)"))}</span><b>${(p.opened || []).map((s) => esc(goujiName(v, s))).join(" · ") || esc(t("none"))}</b>`
     + `<span>${esc(t("Tribute (进贡/还贡)"))}</span><b>${tribute || esc(t("none"))}</b>`
     + (scores ? `<span>${esc(t("Scores, deal {n}", { n: last.hand }))}</span><b>${scores}</b>` : "") + `</div>`
-    + ((p.score_table || []).length ? `<div class="small muted">${esc(t("Sheet's place points"))}: ${p.score_table.map((x) => `${esc(x.place)} ${esc(x.points)}`).join(" · ")}</div>` : "");
+    + "";
+  const rounds = $("#rounds tbody");
+  if (rounds) {
+    rounds.innerHTML = v.tricks.map((tr, i) => `<tr><td data-label="#">${i + 1}</td><td data-label="${esc(t("Led by"))}">${seatName(v, tr.leader)}</td><td data-label="${esc(t("Sets"))}">${tr.plays.map((pl) => `<span class="byseat"><span class="muted small">${seatName(v, pl.seat)}</span> ${unitsHTML(pl.cards, "sm")}</span>`).join(" ")}</td><td data-label="${esc(t("Passed"))}">${(tr.passes || []).map((s) => seatName(v, s)).join(" ")}</td><td data-label="${esc(t("Set that stood"))}">${tr.winner != null ? seatName(v, tr.winner) : "–"}</td></tr>`).reverse().join("")
+      || `<tr><td colspan="5" class="muted">${esc(t("No round finished yet."))}</td></tr>`;
+  }
+  $("#score").innerHTML += ((p.score_table || []).length ? `<div class="small muted">${esc(t("Sheet's place points"))}: ${p.score_table.map((x) => `${esc(x.place)} ${esc(x.points)}`).join(" · ")}</div>` : "");
 }
 
 /* ---------------------------------------------------------------- violation queue */

@@ -23,7 +23,13 @@
   function render(v) {
     if (!v || !v.seats) { root.innerHTML = ""; return; }
     const out = [];
-    if (widgets.includes("score")) {
+    if (widgets.includes("score") && v.view === "gouji") {
+      /* Gouji (registry view key): the finishing order so far and the 够级 set standing */
+      const p = v.panel || {};
+      const places = (p.places || []).map((x) => `<div class="team"><span class="k">${esc(x.place)}</span><span>${name(v, x.seat)}</span></div>`).join("");
+      const top = p.gouji_top ? `<div class="team"><span class="k">${esc(t("够级"))}</span><span>${name(v, p.gouji_top.seat)}</span></div>` : "";
+      out.push(`<div class="w score" data-widget="score"><div class="team"><span class="k">${esc(t("deal {n}", { n: v.hand ?? "–" }))}</span><span>${esc(t("{n} burn(s)", { n: (p.burns || []).length }))}</span></div>${places || `<div class="team"><span class="k">${esc(t("Finishing order"))}</span><span>${esc(t("none yet"))}</span></div>`}${top}</div>`);
+    } else if (widgets.includes("score")) {
       const teams = v.teams.map((tm) => `<div class="team${tm.banker_side ? " bank" : ""}"><span class="k">${esc(tm.names.join(" · "))}${tm.banker_side ? " · " + esc(t("banker")) : ""}</span><span>${esc(t("level {l}", { l: tm.level }))}</span></div>`).join("");
       out.push(`<div class="w score" data-widget="score">${teams}<div class="team"><span class="k">${esc(t("Attackers' score"))}</span><span class="pts">${v.attacker_points ?? 0}</span></div><div class="team"><span class="k">${esc(t("hand {n}", { n: v.hand ?? "–" }))} · ${esc(t("trump"))}</span><span class="trump">${esc(v.trump.level || "")} ${suitHTML(v.trump.suit)}</span></div></div>`);
     }
