@@ -116,6 +116,7 @@ function sides(v) {
 function scoreStrip(v) {
   const el = $("#score-strip");
   if (!el || !v.teams) return;
+  if (gameView(v).strip) { el.innerHTML = gameView(v).strip(v); return; }
   el.innerHTML = sides(v).map((s) => `<span class="chip"${s.team.banker_side ? "" : ' id="attacker-points"'}>${esc(s.label)} · ${esc(s.team.names.join(" · "))} <b>${esc(s.figure)}</b></span>`).join("")
     + `<span class="chip">${esc(t("hand {n}", { n: v.hand ?? "–" }))} · ${esc(t("seq {n}", { n: v.seq }))}</span>`;
 }
@@ -153,6 +154,8 @@ const GAME_VIEWS = {
     nowHead: (live) => (live ? t("Round in progress") : t("Last round")),
     stood: (v, tr) => t("{name}'s set stood", { name: goujiName(v, tr.winner) }),
     wonLabel: () => t("set stood"),
+    noBanker: true,
+    strip: (v) => `<span class="chip">${esc(t("Finishing order"))} ${goujiPlacesText(v, v.panel)}</span><span class="chip">${esc(t("deal {n}", { n: v.hand ?? "–" }))} · ${esc(t("seq {n}", { n: v.seq }))}</span>`,  /* Gouji has no banker: the record's banker is the deal's first leader */
     hall: (tb) => `<div class="small" data-gouji="places">${esc(t("Finishing order"))}: ${goujiPlacesText(tb, tb.panel)}</div>`
       + `<div class="small">${goujiTopChip(tb)}${((tb.panel || {}).burns || []).length ? " " + esc(t("{n} burn(s)", { n: tb.panel.burns.length })) : ""}</div>`,
   },
@@ -214,7 +217,7 @@ function drawTable(v) {
     const won = !live && trick && trick.winner === i;
     const turn = nextSeat === i;
     seats[i].classList.toggle("turn", turn);
-    seats[i].innerHTML = `<div class="name team${s.team}">${turn ? `<span class="turn-tag">${esc(t("to play"))}</span>` : ""}${esc(s.name)}${s.banker ? `<span class="banker">★ ${esc(t("banker"))}</span>` : ""}</div>`
+    seats[i].innerHTML = `<div class="name team${s.team}">${turn ? `<span class="turn-tag">${esc(t("to play"))}</span>` : ""}${esc(s.name)}${s.banker && !gameView(v).noBanker ? `<span class="banker">★ ${esc(t("banker"))}</span>` : ""}</div>`
       + `<div class="meta">${s.time_per_play != null ? esc(t("{s}s / play", { s: s.time_per_play })) : "&nbsp;"}${s.cards_left != null ? " · " + esc(t("{n} left", { n: s.cards_left })) : ""}${won ? ` · <b>${esc(gameView(v).wonLabel ? gameView(v).wonLabel() : t("won the trick"))}</b>` : ""}</div>`
       + `<div class="played" style="opacity:${live ? 1 : 0.55}" data-seq="${p ? p.seq : ""}">${p ? unitsHTML(p.cards, "lg") : ""}</div>`;
     if (p && p.seq > seenSeq && live) $$(".card", seats[i]).forEach((c) => c.classList.add("fresh"));
