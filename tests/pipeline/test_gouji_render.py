@@ -4,6 +4,7 @@ plus those presses judged to the truth's places and burns (no video drawn: the t
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 from tablescan.render_gouji import judged, round_openings, simulated_deals
@@ -41,7 +42,7 @@ def test_camera_plays_plus_presses_judge_to_the_truth() -> None:
     tl = direct_gouji(events, 2, leads, sweepers)
     stamped: list[dict[str, Any]] = [{**ev, "t": frame / 20.0} for frame, ev in tl.truth]
     assert [e["seq"] for e in stamped] == [e["seq"] for e in events]
-    assert all(a["t"] < b["t"] for a, b in zip(stamped, stamped[1:], strict=False))
+    assert all(a["t"] < b["t"] for a, b in itertools.pairwise(stamped))
     truth, rebuilt = judged(events, PROFILE), judged(stamped, PROFILE)
     for a, b in zip(truth["hands"], rebuilt["hands"], strict=True):
         assert a["finishing_order"] == b["finishing_order"] and a["burns"] == b["burns"]
