@@ -176,7 +176,7 @@ def render_simulated(
     if game_of_profile(profile).name == "gouji":  # Gouji deals: tablescan.render_gouji
         from tablescan.render_gouji import render_simulated_gouji
 
-        return render_simulated_gouji(profile, seed, out, split, hands, design)
+        return render_simulated_gouji(profile, seed, out, split, hands, design)  # type: ignore[return-value]
     events = simulated_hand(profile, seed, tricks)
     return render_match(events, out, seed, split=split, design=design)
 

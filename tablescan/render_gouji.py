@@ -16,6 +16,7 @@ drawing sweeps the cloth there). Written beside ``match.mp4``:
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -24,13 +25,67 @@ from engine.gouji.rules import Rules
 from engine.gouji.sim import simulate
 from engine.record import dumps_event
 from tablescan.config import dump_config
-from tablescan.render import RenderResult, table_config
+from vision.calibration import Layout
 from vision.synth.gouji_video import draw_gouji
-from vision.synth.match_video import FPS
+from vision.synth.match_video import FPS, MARKER_SIZE, Camera
+from vision.synth.timeline import TABLE
 
 log = logging.getLogger(__name__)
 DECKS = 4  # 「共216张牌」: every Gouji sheet the engine knows plays four decks
 CAMERA_SEES = ("play",)
+
+
+@dataclass
+class GoujiRender:
+    """What ``render-match`` prints (the fields of ``tablescan.render.RenderResult``)."""
+
+    video: Path
+    truth: Path
+    table: Path
+    presses: Path
+    frames: int
+    fps: float
+    design: str
+    events: int
+
+
+def table_config(
+    video: Path, start: dict[str, Any], hand: dict[str, Any] | None, camera: Camera, layout: Layout
+) -> dict[str, Any]:
+    """The ``table.toml`` that lets ``replay`` read this video: six seats, four decks."""
+    return {
+        "table": {
+            "id": video.stem,
+            "game": "gouji",
+            "profile": start["profile"],
+            "seats": list(start["seats"]),
+            "teams": start.get("teams", [[0, 2, 4], [1, 3, 5]]),
+            "levels": start.get("levels", ["-", "-"]),
+            **({"banker": hand["banker"]} if hand and hand.get("banker") is not None else {}),
+            "decks": DECKS,
+        },
+        "source": {"uri": video.name, "fps": FPS},
+        "model": {"path": "models/cards.onnx"},
+        "calibration": {
+            "method": "aruco",
+            "table_size": [TABLE, TABLE],
+            "dictionary": "DICT_4X4_50",
+            "marker_ids": [0, 1, 2, 3],
+            "marker_size": MARKER_SIZE,
+            "points": [list(p) for p in camera.table_corners_image()],
+        },
+        "motion": {"still_frames": 2},
+        "areas": [
+            {
+                "name": a.name,
+                "kind": a.kind,
+                **({"seat": a.seat} if a.seat is not None else {}),
+                "polygon": [list(p) for p in a.polygon],
+            }
+            for a in layout.areas
+        ],
+        "masks": [{"polygon": [list(p) for p in m]} for m in layout.masks],
+    }
 
 
 def simulated_deals(profile: str, seed: int, hands: int = 2) -> list[dict[str, Any]]:
@@ -90,7 +145,7 @@ def render_gouji(
     seed: int,
     split: str = "train",
     design: str | None = None,
-) -> RenderResult:
+) -> GoujiRender:
     """Draw Gouji ``events`` to ``out`` and write the truth, the presses and the config."""
     start = next((e for e in events if e["type"] == "match_start"), None)
     if start is None:
@@ -117,7 +172,6 @@ def render_gouji(
             press = {k: v for k, v in ev.items() if k not in ("v", "seq", "evidence")}
             presses.write(dumps_event(press) + "\n")
     cfg = table_config(out, start, hand, drawn.camera, drawn.layout)
-    cfg["table"]["decks"] = DECKS
     table_path = stem.with_name(stem.name + ".table.toml")
     table_path.write_text(
         f"# Rendered by tablescan render-match (Gouji, seed {seed}, design {drawn.design}, "
@@ -125,8 +179,15 @@ def render_gouji(
         encoding="utf-8",
     )
     log.info("rendered %s: %d frames, design %s", out, drawn.frames, drawn.design)
-    return RenderResult(
-        out, truth_path, table_path, drawn.frames, FPS, drawn.design, len(drawn.timeline.truth)
+    return GoujiRender(
+        out,
+        truth_path,
+        table_path,
+        presses_path,
+        drawn.frames,
+        FPS,
+        drawn.design,
+        len(drawn.timeline.truth),
     )
 
 
@@ -137,6 +198,6 @@ def render_simulated_gouji(
     split: str = "train",
     hands: int | None = None,
     design: str | None = None,
-) -> RenderResult:
+) -> GoujiRender:
     """``tablescan render-match --profile gouji-…``: ``hands`` deals (default 2) rendered."""
     return render_gouji(simulated_deals(profile, seed, hands or 2), out, seed, split, design)
