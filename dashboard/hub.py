@@ -324,6 +324,8 @@ class Hub:
                         "status": v.get("status"),
                         "game": v.get("game"),
                         "profile": v.get("profile"),
+                        "view": v.get("view"),
+                        "panel": v.get("panel"),
                         "hand": v.get("hand"),
                         "players": [s["name"] for s in v.get("seats", [])],
                         "teams": [

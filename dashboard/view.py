@@ -21,7 +21,9 @@ from __future__ import annotations
 import contextlib
 from typing import Any
 
+from dashboard.view_gouji import GoujiPanel
 from engine.cards import CardError, parse_cards
+from engine.games import GAMES
 from engine.gouji.table import HAND as GOUJI_HAND
 
 Event = dict[str, Any]
@@ -41,6 +43,8 @@ GOUJI_WITHDRAWN = frozenset(
     }
 )
 ERRORS_KEPT = 20
+#: each game's own panel, by the registry's view key (``engine.games.Game.view``)
+PANELS: dict[str, Any] = {"gouji": GoujiPanel}
 
 
 def _violation_id(r: dict[str, Any]) -> str:
@@ -75,12 +79,18 @@ class TableFold:
         handler = getattr(self, "_on_" + kind, None)
         if handler is not None:
             handler(ev)
+        if self.panel is not None:
+            self.panel.event(ev)
+            self._put("panel", self.panel.state())
 
     def ruling(self, r: dict[str, Any]) -> None:
         """A ruling the table's judge stored."""
         if self.match is None:
             return
         kind = r.get("kind")
+        if self.panel is not None:
+            self.panel.ruling(r)
+            self._put("panel", self.panel.state())
         if kind == "violation":
             self._violation(r)
         elif kind == "withdrawn":
@@ -134,6 +144,9 @@ class TableFold:
         self.settled: set[int] = set()
         self.places: list[int] = []
         self.gouji = bool(match and match["game"] == "gouji")
+        game = GAMES.get(str(match["game"])) if match else None
+        key = game.view if game is not None else None
+        self.panel = PANELS[key](match) if match and key in PANELS else None
         names: list[str] = list(match["seats"]) if match else []
         self.teams: list[list[int]] = [list(t) for t in match["teams"]] if match else []
         self.levels: list[Any] = list(match.get("levels", [])) if match else []
@@ -142,6 +155,8 @@ class TableFold:
             "seq": match["seq"] if match else None,
             "engine": engine,
             "errors": list(self.errors),
+            "view": key,
+            "panel": self.panel.state() if self.panel is not None else None,
         }
         if match is None:
             view["status"] = "waiting for match_start"
@@ -578,6 +593,8 @@ def public_view(view: dict[str, Any]) -> dict[str, Any]:
         "status": view["status"],
         "game": view.get("game"),  # overlay (issue 19)
         "places": list(view.get("places") or []),  # overlay (issue 19): Gouji finishing order
+        "view": view.get("view"),
+        "panel": view.get("panel"),
         "hand": view.get("hand"),
         "level": view.get("level"),
         "trump": {"suit": trump.get("suit"), "level": trump.get("level")},

@@ -37,6 +37,7 @@ class Game:
     rules_class: str
     referee_module: str
     referee_class: str
+    view: str  #: the views' key for this game's panels (dashboard partials, JS draw functions)
 
     def _attr(self, module: str, attr: str) -> Any:
         try:
@@ -80,6 +81,7 @@ GAMES: dict[str, Game] = {
             "Rules",
             "engine.tractor.referee",
             "Referee",
+            "tractor",
         ),
         Game(
             "gouji",
@@ -88,6 +90,7 @@ GAMES: dict[str, Game] = {
             "Rules",
             "engine.gouji.referee",
             "GoujiReferee",
+            "gouji",
         ),
     )
 }

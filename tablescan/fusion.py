@@ -111,6 +111,7 @@ class Fusion:
         bottom_size: int | None = None,
         turns: bool = True,
         level: str | None = None,
+        extra_checks: Callable[[int, list[str]], list[tuple[str, str]]] | None = None,
     ) -> None:
         self.n = n_seats
         self.decks = decks
@@ -134,6 +135,7 @@ class Fusion:
             self.phase = "play"  # Gouji: no declaring and no bottom, the hand opens with a play
         self.declarers: list[int] = []
         self.cleared: set[int] = set()  # seats whose area was cleared since they last played
+        self.extra_checks = extra_checks  # a game's own checks of a play (tablescan.fusion_gouji)
 
     def bury_seat(self) -> int | None:
         """Who buries: the configured banker, else the one the declarations made."""
@@ -355,6 +357,8 @@ class Fusion:
         bad = self._impossible(cards)
         if bad:
             problems.append(("impossible", f"more copies than {self.decks} decks: {' '.join(bad)}"))
+        if self.extra_checks is not None:
+            problems += self.extra_checks(seat, cards)
         if self.trick.leader is None:
             self.trick.leader = seat
         self.cleared.discard(seat)

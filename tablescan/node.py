@@ -26,6 +26,7 @@ from engine.games import RefereeLike
 from engine.record import SeqCounter
 from tablescan.config import TableConfig
 from tablescan.fusion import Decision, Fusion, Trick
+from tablescan.fusion_gouji import answer_count_check
 from vision.reading import TableReader
 from vision.sources import Frame
 from vision.tracking import Observation
@@ -130,6 +131,7 @@ class TableNode:
             bottom_size=getattr(getattr(self.referee, "rules", None), "bottom", None),
             turns=cfg.game == "tractor",
             level=self._level,
+            extra_checks=answer_count_check(referee) if cfg.game == "gouji" else None,
         )
         self._replay: deque[Event] = deque()
         self._unfed: deque[Event] = deque()

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from engine.games import referee_for
+from engine.games import game_of_profile, referee_for
 from engine.record import apply_corrections, dumps_event
 from tablescan.config import dump_config
 from vision.calibration import Layout
@@ -170,8 +170,13 @@ def render_simulated(
     split: str = "train",
     tricks: int | None = None,
     design: str | None = None,
+    hands: int | None = None,
 ) -> RenderResult:
     """``tablescan render-match``: simulate a hand with ``seed`` and render it to ``out``."""
+    if game_of_profile(profile).name == "gouji":  # Gouji deals: tablescan.render_gouji
+        from tablescan.render_gouji import render_simulated_gouji
+
+        return render_simulated_gouji(profile, seed, out, split, hands, design)  # type: ignore[return-value]
     events = simulated_hand(profile, seed, tricks)
     return render_match(events, out, seed, split=split, design=design)
 

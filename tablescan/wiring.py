@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from evidence.store import EvidenceStore
     from hall.publish import Publisher
     from tablescan.live_share import LiveShare
+    from tablescan.recorded_presses import RecordedPresses
     from tablescan.seat_buttons import SeatButtons
 
 log = logging.getLogger(__name__)
@@ -351,6 +352,7 @@ class TableApp:
     keep_evidence: bool = True
     evidence_dir: Path | None = None
     serial: str | None = None
+    presses: Path | None = None  #: recorded seat presses to feed in (tablescan.recorded_presses)
 
     cfg: TableConfig = field(init=False)
     store: EvidenceStore | None = field(init=False, default=None)
@@ -363,6 +365,7 @@ class TableApp:
     seats: SeatButtons | None = field(init=False, default=None)
     publisher: Publisher | None = field(init=False, default=None)
     live: LiveShare | None = field(init=False, default=None)
+    recorded: RecordedPresses | None = field(init=False, default=None)
     _listeners: list[NodeHooks] = field(init=False, default_factory=list)
     _closers: list[Callable[[], None]] = field(init=False, default_factory=list)
 
@@ -379,6 +382,7 @@ class TableApp:
             self.init_referee()
             self.init_node()
             self.init_seats()
+            self.init_presses()
             self.init_live()
         except BaseException:
             self.stop()
@@ -515,6 +519,13 @@ class TableApp:
         self.seats = SeatButtons.open(self.node, self.serial)
         self._closers.append(self.seats.close)
 
+    def init_presses(self) -> None:
+        if self.presses is None:
+            return
+        from tablescan.recorded_presses import RecordedPresses, load_presses
+
+        self.recorded = RecordedPresses(self.node, load_presses(self.presses))
+
     def init_live(self) -> None:
         """The latest masked frame, the node's health (the camera's with it, written at once
         when it is lost or back) and the table's layout, for the dashboard."""
@@ -551,6 +562,8 @@ class TableApp:
         steps: list[Callable[[], None]] = []
         if self.seats is not None:
             steps.append(self.seats.poll)
+        if self.recorded is not None:
+            steps.append(self.recorded.poll)
         if each_frame is not None:
             steps.append(each_frame)
         idle_steps: list[Callable[[], None]] = [self.seats.poll] if self.seats else []

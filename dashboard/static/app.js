@@ -68,6 +68,7 @@ function gameText(game) {
 }
 
 function penaltyText(p) {
+  if (typeof p === "string" && p) return esc(p);  /* Gouji: the sheet's own words */
   if (!p) return "";
   if (typeof p === "string") return esc(p);
   const bits = [];
@@ -115,6 +116,7 @@ function sides(v) {
 function scoreStrip(v) {
   const el = $("#score-strip");
   if (!el || !v.teams) return;
+  if (gameView(v).strip) { el.innerHTML = gameView(v).strip(v); return; }
   el.innerHTML = sides(v).map((s) => `<span class="chip"${s.team.banker_side ? "" : ' id="attacker-points"'}>${esc(s.label)} · ${esc(s.team.names.join(" · "))} <b>${esc(s.figure)}</b></span>`).join("")
     + `<span class="chip">${esc(t("hand {n}", { n: v.hand ?? "–" }))} · ${esc(t("seq {n}", { n: v.seq }))}</span>`;
 }
@@ -134,13 +136,56 @@ function engineText(v) {
   return t("Judged by the {game} referee, rules: {profile}", { game: gameText(v.game), profile: v.profile });
 }
 
+/* Each game's own panels, chosen by the registry's view key (engine.games.Game.view, sent as
+   v.view): the headline chips, the side panels of the table page and the hall card. */
+const GAME_VIEWS = {
+  tractor: {
+    headline: (v) => `<span class="chip">${esc(t("hand {n}", { n: v.hand ?? "–" }))}</span><span class="chip">${esc(t("level {l}", { l: v.level ?? "–" }))}</span>`
+      + `<span class="chip trump">${esc(t("trump"))} ${esc((v.trump || {}).level || "")} ${suitHTML((v.trump || {}).suit)}</span>`
+      + `<span class="chip">${esc(t("banker"))} ${v.banker != null ? seatName(v, v.banker) : "–"}</span>`,
+    side: null,
+    hall: (tb) => `<div class="teams">${(tb.teams || []).map((x) => `<div>${esc(x.names.join(" · "))}${x.banker_side ? " ★" : ""}<br><span class="muted">${esc(t("level {l}", { l: x.level }))}</span></div>`).join("")}</div>`
+      + `<div class="small">${esc(t("trump"))} ${tb.trump ? `${esc(tb.trump.level || "")} ${suitHTML(tb.trump.suit)}` : "–"} · ${esc(t("attackers {n} points", { n: tb.attacker_points ?? 0 }))}</div>`,
+  },
+  gouji: {
+    headline: (v) => `<span class="chip">${esc(t("deal {n}", { n: v.hand ?? "–" }))}</span>`
+      + goujiTopChip(v),
+    side: (v, live, trick) => drawGoujiSide(v, live, trick),
+    nowHead: (live) => (live ? t("Round in progress") : t("Last round")),
+    stood: (v, tr) => t("{name}'s set stood", { name: goujiName(v, tr.winner) }),
+    wonLabel: () => t("set stood"),
+    noBanker: true,
+    strip: (v) => `<span class="chip">${esc(t("Finishing order"))} ${goujiPlacesText(v, v.panel)}</span><span class="chip">${esc(t("deal {n}", { n: v.hand ?? "–" }))} · ${esc(t("seq {n}", { n: v.seq }))}</span>`,  /* Gouji has no banker: the record's banker is the deal's first leader */
+    hall: (tb) => `<div class="small" data-gouji="places">${esc(t("Finishing order"))}: ${goujiPlacesText(tb, tb.panel)}</div>`
+      + `<div class="small">${goujiTopChip(tb)}${((tb.panel || {}).burns || []).length ? " " + esc(t("{n} burn(s)", { n: tb.panel.burns.length })) : ""}</div>`,
+  },
+};
+
+function gameView(v) { return GAME_VIEWS[v.view] || GAME_VIEWS.tractor; }
+
+function goujiName(v, seat) { return (v.seats ? (v.seats[seat] || {}).name : (v.players || [])[seat]) ?? t("seat {n}", { n: seat }); }
+
+/* 头科 … 大落 so far this deal (the last finished deal's order between deals). */
+function goujiPlacesText(v, p) {
+  if (!p) return esc(t("none yet"));
+  let places = p.places || [];
+  if (!places.length && (p.deals || []).length) {
+    const last = p.deals[p.deals.length - 1];
+    places = (last.finishing_order || []).map((s, i) => ({ seat: s, place: p.place_names[i] })).filter((x) => x.seat != null);
+  }
+  return places.length ? places.map((x) => `<span class="chip small" data-place="${esc(x.place)}">${esc(x.place)} ${esc(goujiName(v, x.seat))}</span>`).join(" ") : esc(t("none yet"));
+}
+
+function goujiTopChip(v) {
+  const top = (v.panel || {}).gouji_top;
+  return top && v.status === "playing" ? `<span class="chip trump" data-gouji="top">${esc(t("够级 set by {name}: only the 对头 answers", { name: goujiName(v, top.seat) }))}</span>` : "";
+}
+
 function drawTable(v) {
   const felt = $("#felt");
   const title = `<span class="big">${esc(t("Table {id}", { id: v.id }))}</span>`;
   $("#headline").innerHTML = v.seats
-    ? title + `<span class="chip">${esc(t("hand {n}", { n: v.hand ?? "–" }))}</span><span class="chip">${esc(t("level {l}", { l: v.level ?? "–" }))}</span>`
-      + (v.game === "gouji" ? "" : `<span class="chip trump">${esc(t("trump"))} ${esc((v.trump || {}).level || "")} ${suitHTML((v.trump || {}).suit)}</span>`
-      + `<span class="chip">${esc(t("banker"))} ${v.banker != null ? seatName(v, v.banker) : "–"}</span>`)
+    ? title + gameView(v).headline(v)
       + `<span class="chip">${esc(gameText(v.game))} · ${esc(v.profile)}</span><span class="muted">${esc(t("seq {n}", { n: v.seq }))} · ${esc(v.status === "playing" ? t("playing") : t("between hands"))}</span>`
     : title + `<span class="muted">${esc(t("Waiting for the match to start."))}</span>`;
   if (!v.seats) return;
@@ -172,14 +217,15 @@ function drawTable(v) {
     const won = !live && trick && trick.winner === i;
     const turn = nextSeat === i;
     seats[i].classList.toggle("turn", turn);
-    seats[i].innerHTML = `<div class="name team${s.team}">${turn ? `<span class="turn-tag">${esc(t("to play"))}</span>` : ""}${esc(s.name)}${s.banker ? `<span class="banker">★ ${esc(t("banker"))}</span>` : ""}</div>`
-      + `<div class="meta">${s.time_per_play != null ? esc(t("{s}s / play", { s: s.time_per_play })) : "&nbsp;"}${s.cards_left != null ? " · " + esc(t("{n} left", { n: s.cards_left })) : ""}${won ? ` · <b>${esc(t("won the trick"))}</b>` : ""}</div>`
+    seats[i].innerHTML = `<div class="name team${s.team}">${turn ? `<span class="turn-tag">${esc(t("to play"))}</span>` : ""}${esc(s.name)}${s.banker && !gameView(v).noBanker ? `<span class="banker">★ ${esc(t("banker"))}</span>` : ""}</div>`
+      + `<div class="meta">${s.time_per_play != null ? esc(t("{s}s / play", { s: s.time_per_play })) : "&nbsp;"}${s.cards_left != null ? " · " + esc(t("{n} left", { n: s.cards_left })) : ""}${won ? ` · <b>${esc(gameView(v).wonLabel ? gameView(v).wonLabel() : t("won the trick"))}</b>` : ""}</div>`
       + `<div class="played" style="opacity:${live ? 1 : 0.55}" data-seq="${p ? p.seq : ""}">${p ? unitsHTML(p.cards, "lg") : ""}</div>`;
     if (p && p.seq > seenSeq && live) $$(".card", seats[i]).forEach((c) => c.classList.add("fresh"));
   });
   drawTrickNow(v, trick, live);
+  $$("[data-view]").forEach((el) => { el.hidden = el.dataset.view !== (v.view || "tractor"); });
   const b = v.bottom || {};
-  if (v.game === "gouji") { drawGoujiSide(v, live, trick); } else {
+  if (gameView(v).side) { gameView(v).side(v, live, trick); } else {
     $("#centre").innerHTML = `<div class="label">${esc(live ? t("trick {n}", { n: v.tricks.length + 1 }) : trick ? t("trick {n} done", { n: v.tricks.length }) : t("waiting"))}</div>`
       + `<div class="num">${v.attacker_points ?? 0}</div><div class="label">${esc(t("attackers' score"))}</div>`
       + `<div class="bottom-cards">${b.cards ? cardsHTML(b.cards, "sm") : b.count ? backsHTML(Math.min(b.count, 8), "sm") : ""}</div>`
@@ -201,10 +247,11 @@ function drawTable(v) {
 function drawTrickNow(v, trick, live) {
   const el = $("#trick-now");
   if (!el) return;
-  const head = live ? t("Trick in progress") : t("Last trick");
+  const gv = gameView(v);
+  const head = gv.nowHead ? gv.nowHead(live) : live ? t("Trick in progress") : t("Last trick");
   if (!trick || !trick.plays.length) { el.innerHTML = `<h2>${esc(head)}</h2><p class="muted">${esc(t("No card on the table."))}</p>`; return; }
   el.innerHTML = `<h2>${esc(head)}</h2>` + trick.plays.map((p, i) => `<div class="trick-row${trick.winner === p.seat ? " win" : ""}" data-seat="${p.seat}"><span class="who">${seatName(v, p.seat)}${i === 0 ? ` <span class="chip small">${esc(t("led"))}</span>` : ""}</span>${unitsHTML(p.cards, "sm")}</div>`).join("")
-    + (live ? "" : trick.winner != null ? `<div class="small muted">${esc(t("won by {name} · {n} points", { name: (v.seats[trick.winner] || {}).name || trick.winner, n: trick.points ?? 0 }))}</div>` : "");
+    + (live ? "" : trick.winner != null ? `<div class="small muted">${esc(gv.stood ? gv.stood(v, trick) : t("won by {name} · {n} points", { name: (v.seats[trick.winner] || {}).name || trick.winner, n: trick.points ?? 0 }))}</div>` : "");
 }
 
 function outcomeText(v, o) {
@@ -220,9 +267,26 @@ function drawGoujiSide(v, live, trick) {
   $("#centre").innerHTML = `<div class="label">${esc(live ? t("round {n}", { n: v.tricks.length + 1 }) : t("waiting"))}</div>`
     + `<div class="num">${trick ? trick.plays.length : 0}</div><div class="label">${esc(t("sets on this round"))}</div>`
     + (live && trick.passes && trick.passes.length ? `<div class="label">${esc(t("passed: {names}", { names: trick.passes.map((s) => (v.seats[s] || {}).name || s).join(", ") }))}</div>` : "");
-  $("#score").innerHTML = `<h2>${esc(t("Cards left"))}</h2><div class="kv">${v.seats.map((s) => `<span>${esc(s.name)} <span class="muted small">${esc(t("team {n}", { n: s.team + 1 }))}</span></span><b>${s.cards_left ?? "–"}</b>`).join("")}`
+  const p = v.panel || {};
+  const burns = (p.burns || []).map((b) => esc(t("{name} burned {victim}", { name: goujiName(v, b.seat), victim: b.victim != null ? goujiName(v, b.victim) : "–" }))).join(" · ");
+  const tribute = (p.tribute || []).map((x) => esc(x.back ? t("{from} returns {n} to {to} (还贡)", { from: goujiName(v, x.from), to: goujiName(v, x.to), n: x.count ?? 1 }) : t("{from} pays {n} to {to} (进贡)", { from: goujiName(v, x.from), to: goujiName(v, x.to), n: x.count ?? 1 }))).join(" · ");
+  const last = (p.deals || []).length ? p.deals[p.deals.length - 1] : null;
+  const scores = last && last.scores ? Object.entries(last.scores.seats || {}).map(([s, n]) => `${esc(goujiName(v, Number(s)))} ${esc(n)}`).join(" · ") : "";
+  $("#score").innerHTML = `<h2>${esc(t("Finishing order"))}</h2><div class="places" id="gouji-places">${goujiPlacesText(v, p)}</div>`
+    + `<div class="kv">${v.seats.map((s) => `<span>${esc(s.name)} <span class="muted small">${esc(t("team {n}", { n: s.team + 1 }))}</span></span><b>${s.cards_left ?? "–"}</b>`).join("")}`
     + `<span>${esc(t("Rounds played"))}</span><b>${v.tricks.length}</b>`
-    + (v.outcome ? `<span>${esc(t("Finishing order"))}</span><b>${esc(outcomeText(v, v.outcome))}</b>` : "") + `</div>`;
+    + `<span>${esc(t("够级 now"))}</span><b id="gouji-top">${p.gouji_top ? esc(t("yes, by {name}", { name: goujiName(v, p.gouji_top.seat) })) : esc(t("no"))}</b>`
+    + `<span>${esc(t("Burns (烧)"))}</span><b id="gouji-burns">${burns || esc(t("none"))}</b>`
+    + `<span>${esc(t("Opened (开点)"))}</span><b>${(p.opened || []).map((s) => esc(goujiName(v, s))).join(" · ") || esc(t("none"))}</b>`
+    + `<span>${esc(t("Tribute (进贡/还贡)"))}</span><b>${tribute || esc(t("none"))}</b>`
+    + (scores ? `<span>${esc(t("Scores, deal {n}", { n: last.hand }))}</span><b>${scores}</b>` : "") + `</div>`
+    + "";
+  const rounds = $("#rounds tbody");
+  if (rounds) {
+    rounds.innerHTML = v.tricks.map((tr, i) => `<tr><td data-label="#">${i + 1}</td><td data-label="${esc(t("Led by"))}">${seatName(v, tr.leader)}</td><td data-label="${esc(t("Sets"))}">${tr.plays.map((pl) => `<span class="byseat"><span class="muted small">${seatName(v, pl.seat)}</span> ${unitsHTML(pl.cards, "sm")}</span>`).join(" ")}</td><td data-label="${esc(t("Passed"))}">${(tr.passes || []).map((s) => seatName(v, s)).join(" ")}</td><td data-label="${esc(t("Set that stood"))}">${tr.winner != null ? seatName(v, tr.winner) : "–"}</td></tr>`).reverse().join("")
+      || `<tr><td colspan="5" class="muted">${esc(t("No round finished yet."))}</td></tr>`;
+  }
+  $("#score").innerHTML += ((p.score_table || []).length ? `<div class="small muted">${esc(t("Sheet's place points"))}: ${p.score_table.map((x) => `${esc(x.place)} ${esc(x.points)}`).join(" · ")}</div>` : "");
 }
 
 /* ---------------------------------------------------------------- violation queue */
@@ -509,8 +573,8 @@ function drawHall(tables) {
   if (!tables.length) { root.innerHTML = `<p class="muted">${esc(t("No table has started a match on this node."))}</p>`; return; }
   root.innerHTML = tables.map((tb) => `<a class="tcard" href="/tables/${encodeURIComponent(tb.id)}"><h3><span>${esc(t("Table {id}", { id: tb.id }))}${tb.link && tb.link !== "online" ? ` <span class="status open">${esc(({ offline: t("offline"), late: t("late") })[tb.link] || tb.link)}</span>` : ""}</span><span class="status ${tb.open_violations ? "open" : ""}">${esc(t("{n} open", { n: tb.open_violations }))}</span></h3>`
     + `<div class="muted small">${esc(gameText(tb.game || ""))} · ${esc(tb.profile || "")} · ${esc(t("hand {n}", { n: tb.hand ?? "–" }))}</div>`
-    + `<div class="teams">${(tb.teams || []).map((x) => `<div>${esc(x.names.join(" · "))}${x.banker_side ? " ★" : ""}<br><span class="muted">${esc(t("level {l}", { l: x.level }))}</span></div>`).join("")}</div>`
-    + `<div class="small">${esc(t("trump"))} ${tb.trump ? `${esc(tb.trump.level || "")} ${suitHTML(tb.trump.suit)}` : "–"} · ${esc(t("attackers {n} points", { n: tb.attacker_points ?? 0 }))}${tb.needs_referee ? ` · <b class="warn-text">${esc(t("{n} to check", { n: tb.needs_referee }))}</b>` : ""}</div></a>`).join("");
+    + gameView(tb).hall(tb)
+    + `${tb.needs_referee ? `<div class="small"><b class="warn-text">${esc(t("{n} to check", { n: tb.needs_referee }))}</b></div>` : ""}</a>`).join("");
 }
 
 /* ---------------------------------------------------------------- health */

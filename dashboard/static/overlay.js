@@ -78,7 +78,7 @@
     if (!v || !v.seats) { root.innerHTML = ""; return; }
     const out = [];
     if (widgets.includes("calls")) out.push(calls(v));
-    if (widgets.includes("score")) out.push(v.game === "gouji" ? scoreGouji(v) : scoreTractor(v));
+    if (widgets.includes("score")) out.push((v.view || v.game) === "gouji" ? scoreGouji(v) : scoreTractor(v));
     if (widgets.includes("players")) out.push(players(v));
     if (widgets.includes("trick")) out.push(trickBlock(v, v.current_trick, "trick"));
     if (widgets.includes("last")) out.push(trickBlock(v, v.last_trick, "last"));

@@ -73,6 +73,10 @@ class GoujiReferee:
         self.seats: list[str] = []
         self.seen: Counter[str] = Counter()
         self.last_t: float | None = None  # time of the last set or pass of this deal
+        #: camera reads of this deal awaiting a referee (``needs_referee``): who holds the round
+        #: and who passed follow from every play before, so while one is open every violation
+        #: of the deal is provisional; settled by a referee's ruling or a correction
+        self.doubts: set[int] = set()
 
     # --- the interface -----------------------------------------------------------------------
     def feed(self, event: Event) -> list[Ruling]:
@@ -82,6 +86,11 @@ class GoujiReferee:
             self._error(event, "event without a seq")
             return self.rulings[-1:]
         self.events.append(event)
+        settles = event.get("type") == "ruling" and str(event.get("ref", "")).startswith("seq:")
+        if settles and int(str(event["ref"])[4:]) in self.doubts:
+            before = {_key(r) for r in self.rulings}  # the deal re-judged with the read settled
+            self._replay()
+            return [r for r in self.rulings if _key(r) not in before]
         if event.get("type") == "correction":
             problem = self._correction_problem(event)
             if problem:
@@ -200,10 +209,26 @@ class GoujiReferee:
             "exchange": self._exchange,
             "show": self._show,
             "hand_end": self._hand_end,
+            "needs_referee": self._doubt,
+            "ruling": self._settle,
         }.get(str(kind))
         if handler is None:
             return  # other events (declare, bury, match_end, ...) say nothing about Gouji
         handler(ev)
+
+    def _doubt(self, ev: Event) -> None:
+        """A doubted read, unless the record already settles it (a correction of it, or a
+        referee's ruling on it: a re-judgement then treats it as settled throughout)."""
+        ref = ev.get("ref")
+        settled = {e.get("ref") for e in self.events if e.get("type") == "correction"}
+        settled |= {e.get("ref") for e in self.events if e.get("type") == "ruling"}
+        if isinstance(ref, int) and ref not in settled and f"seq:{ref}" not in settled:
+            self.doubts.add(ref)
+
+    def _settle(self, ev: Event) -> None:
+        ref = str(ev.get("ref", ""))
+        if ref.startswith("seq:") and ref[4:].isdigit():
+            self.doubts.discard(int(ref[4:]))
 
     def _clock(self, ev: Event) -> None:
         """A set or pass slower than the sheet's limit: a note for the referee (§3.6)."""
@@ -245,6 +270,7 @@ class GoujiReferee:
             "detail": why,
             "penalty": PENALTY.get(rule, ""),
             "hand": self.hand,
+            "provisional": bool(self.doubts),
         }
         self.violations.append(v)
         self.rulings.append(v)
@@ -265,6 +291,7 @@ class GoujiReferee:
         if self.table is not None:
             self.hands.append(self._hand_report(final=False))
         banker = ev.get("banker")
+        self.doubts.clear()
         self.hand = int(ev.get("hand", self.hand + 1))
         self.table = Table(self.rules, banker if isinstance(banker, int) else None)
         self.seen = Counter()
@@ -547,8 +574,12 @@ class GoujiReferee:
             return
         if not self.table.over:
             self._error(ev, "hand_end before every place was decided")
-        self.hands.append(self._hand_report(final=True))
+        rep = self._hand_report(final=True)
+        self.hands.append(rep)
         self.table = None
+        # the deal's result, for views that fold rulings (dashboard.view): places and scores
+        outcome = {k: rep[k] for k in ("finishing_order", "places", "scores", "void")}
+        self._note(ev, "hand", hand=rep["hand"], outcome=outcome)
 
     def _hand_report(self, final: bool) -> dict[str, Any]:
         t = self.table
@@ -603,4 +634,5 @@ class GoujiReferee:
 
 
 def _key(r: Ruling) -> tuple[Any, ...]:
-    return (r.get("kind"), r.get("rule"), r.get("seat"), r.get("at_seq"), r.get("problem"))
+    key = (r.get("kind"), r.get("rule"), r.get("seat"), r.get("at_seq"), r.get("problem"))
+    return (*key, r.get("provisional"))

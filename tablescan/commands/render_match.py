@@ -23,6 +23,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         help="use only held-out deck designs (shared/eval/HOLDOUT.md)",
     )
     p.add_argument("--tricks", type=int, default=None, help="stop after this many tricks")
+    p.add_argument("--hands", type=int, default=None, help="deals to render (Gouji: 2)")
     p.add_argument("--design", default=None, help="one deck design by name, e.g. gnome/tango")
     p.set_defaults(func=run)
 
@@ -42,6 +43,7 @@ def run(args: argparse.Namespace) -> int:
             split="eval" if args.eval else "train",
             tricks=args.tricks,
             design=args.design,
+            hands=args.hands,
         )
     except (DeckError, ValueError, OSError) as e:
         log.error("%s", e)

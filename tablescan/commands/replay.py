@@ -27,6 +27,12 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         default="model",
         help="'labels' reads a rendered video's own labels (measures the pipeline alone)",
     )
+    p.add_argument(
+        "--presses",
+        type=Path,
+        default=None,
+        help="seat presses to feed in (default: a rendered match's NAME.presses.jsonl beside it)",
+    )
     p.add_argument("--evidence", type=Path, default=None, help="evidence JPEG folder")
     p.add_argument("--no-evidence", action="store_true", help="keep no evidence JPEGs")
     p.set_defaults(func=run)
@@ -35,10 +41,14 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 def run(args: argparse.Namespace) -> int:
     from engine.record import write_record
     from tablescan.config import ConfigError
+    from tablescan.recorded_presses import presses_beside
     from tablescan.wiring import TableApp
     from vision.calibration import CalibrationError
     from vision.sources import SourceError
 
+    presses = args.presses or presses_beside(args.video)
+    if presses is not None:
+        log.info("seat presses from %s", presses)
     app = TableApp(
         args.config,
         profile=args.profile,
@@ -46,6 +56,7 @@ def run(args: argparse.Namespace) -> int:
         detector=args.detector,
         model=args.model,
         keep_evidence=not args.no_evidence,
+        presses=presses,
         evidence_dir=args.evidence or args.output.with_name(args.output.stem + ".evidence"),
     )
     try:
@@ -54,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
     except ConfigError as e:
         log.error("%s", e)
         return 2
-    except (SourceError, CalibrationError, FileNotFoundError, OSError) as e:
+    except (SourceError, CalibrationError, FileNotFoundError, OSError, ValueError) as e:
         log.error("%s", e)
         return 1
     finally:

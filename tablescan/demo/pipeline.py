@@ -11,6 +11,7 @@ from typing import Any
 
 from tablescan.demo.view import TerminalView
 from tablescan.node import Event, NodeHooks
+from tablescan.recorded_presses import presses_beside
 from tablescan.render import played, read_truth, render_simulated
 from tablescan.wiring import TableApp, chain_hooks
 
@@ -87,6 +88,7 @@ def demo_pipeline(
         model=model_path if use_model else None,
         hooks=chain_hooks(hooks or NodeHooks(), NodeHooks(on_event=on_event, on_ruling=on_ruling)),
         evidence_dir=video.with_name(video.stem + ".evidence"),
+        presses=presses_beside(video),  # Gouji: passes and buttons a seat controller enters
     )
     try:
         app.start()
@@ -103,6 +105,16 @@ def demo_pipeline(
     want, got = played(truth), played(node.events)
     right = sum(a == b for a, b in zip(want, got, strict=False))
     report = node.referee.report() if node.referee is not None else {}
+    if report.get("game") == "gouji":  # places per deal, 头科 first
+        for h in report.get("hands", []):
+            order = " › ".join(f"{p} {s}" for s, p in sorted(h["places"].items(), key=_place))
+            print(f"deal {h['hand']}: {order}; burns {len(h['burns'])}", file=stream)
+        print(
+            f"plays read exactly: {right}/{len(want)}; needs_referee: {node.stats.needs_referee}; "
+            f"violations {len(report.get('violations', []))}",
+            file=stream,
+        )
+        return 0
     hand = (report.get("hands") or [{}])[0]
     found = hand.get("violations", [])
     unsure = sum(bool(v.get("provisional")) for v in found)
@@ -113,3 +125,9 @@ def demo_pipeline(
         file=stream,
     )
     return 0
+
+
+def _place(item: tuple[str, str]) -> int:
+    from engine.gouji.scoring import PLACE_NAMES
+
+    return PLACE_NAMES.index(item[1]) if item[1] in PLACE_NAMES else 99

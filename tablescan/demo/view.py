@@ -73,8 +73,13 @@ class TerminalView:
             f"\x1b[H\x1b[2J{self.title}",
             f"video {self.t:6.1f}s   frames {st.frames}   reads {st.reads}   events {st.events}"
             f"   needs_referee {st.needs_referee}",
-            f"trump {state.get('trump')}   banker {state.get('banker')}   next to play "
-            f"{state.get('next_seat')}   points {state.get('points')}",
+            (
+                f"cards left {state.get('counts')}   out {state.get('finished')}   next to lead "
+                f"{state.get('next_seat')}   够级 {state.get('restricted')}"
+                if "counts" in state  # Gouji's state (engine.gouji.referee)
+                else f"trump {state.get('trump')}   banker {state.get('banker')}   next to play "
+                f"{state.get('next_seat')}   points {state.get('points')}"
+            ),
             "",
         ]
         for s, name in enumerate(self.node.cfg.seats):

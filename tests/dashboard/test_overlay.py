@@ -14,6 +14,8 @@ from tests.dashboard.conftest import Clock, match_record
 from tests.dashboard.test_api import read_sse
 
 PUBLIC_KEYS = {
+    "view",  # the registry's key of the game's panels
+    "panel",  # the game's own panel (Gouji: places, 够级 top, burns), as delayed as the rest
     "id",
     "seq",
     "status",
@@ -40,7 +42,8 @@ def shown_cards(view: dict[str, Any] | None) -> list[str]:
     for key in ("current_trick", "last_trick"):
         for p in (view.get(key) or {}).get("plays", []):
             cards += p["cards"]
-    return cards + list((view.get("bottom") or {}).get("cards") or [])
+    top = (view.get("panel") or {}).get("gouji_top") or {}
+    return cards + list((view.get("bottom") or {}).get("cards") or []) + list(top.get("cards", []))
 
 
 def test_delayed_overlay_never_shows_a_card_early(app: Flask, hub: Hub, clock: Clock) -> None:

@@ -637,3 +637,52 @@ def test_a_late_liang3_still_proves_the_block() -> None:
     d.play(1, "7S")  # a new round
     d.ev("show", seat=0, cards=["3S", "3H"], what="liang3")
     assert d.t.bottom == [0] and d.t.blocks[0][:2] == (1, 0)
+
+
+def test_a_doubted_read_keeps_the_deals_later_violations_provisional() -> None:
+    # who holds the round and who passed follow from every play before: while a camera read
+    # awaits a referee, nothing later in the deal is a firm accusation
+    d = Deal("gouji-core", banker=0)
+    doubted = d.seq
+    d.play(0, "5S")
+    d.ev(
+        "needs_referee",
+        ref=doubted,
+        reason="low_confidence",
+        candidates=[{"cards": ["5S"], "confidence": 0.5}],
+    )
+    [v] = [r for r in d.play(1, "4S") if r["kind"] == "violation"]  # lower: does not beat
+    assert v["rule"] == "not_beating" and v["provisional"] is True
+    settled = d.ev("ruling", ref=f"seq:{doubted}", decision="upheld", by="ref1")
+    assert [r["provisional"] for r in settled if r["kind"] == "violation"] == [False]
+    assert [x["provisional"] for x in d.ref.report()["violations"]] == [False]
+
+
+def test_a_new_deal_starts_with_no_doubt() -> None:
+    d = Deal("gouji-core", banker=0)
+    doubted = d.seq
+    d.play(0, "5S")
+    d.ev(
+        "needs_referee",
+        ref=doubted,
+        reason="low_confidence",
+        candidates=[{"cards": ["5S"], "confidence": 0.5}],
+    )
+    d.ev("hand_start", hand=2, banker=0, level="-")
+    [v] = [r for r in d.play(2, "5S") if r["kind"] == "violation"]  # seat 0 leads
+    assert v["rule"] == "out_of_turn" and v["provisional"] is False
+
+
+def test_a_corrected_read_is_no_longer_doubted() -> None:
+    d = Deal("gouji-core", banker=0)
+    doubted = d.seq
+    d.play(0, "5S")
+    d.ev(
+        "needs_referee",
+        ref=doubted,
+        reason="low_confidence",
+        candidates=[{"cards": ["5S"], "confidence": 0.5}],
+    )
+    d.ev("correction", ref=doubted, cards=["5C"], why="misread", by="ref1")
+    [v] = [r for r in d.play(1, "4C") if r["kind"] == "violation"]
+    assert v["rule"] == "not_beating" and v["provisional"] is False

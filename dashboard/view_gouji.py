@@ -1,0 +1,95 @@
+"""Gouji's own panel of the table view: places 头科…大落, 够级 and burns, 开点, 憋3, tribute,
+the sheet's score table and the deal's scores, folded from the judge's stored rulings.
+
+Chosen through the game registry (``engine.games.Game.view == "gouji"``): ``dashboard.view``
+keeps one panel object per match and puts its ``state()`` under the view's ``panel`` key.
+Nothing is judged here; the profile's score table is the sheet's, read from its rules.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.gouji.plays import is_gouji
+from engine.gouji.rules import Rules
+from engine.gouji.scoring import PLACE_NAMES
+
+Event = dict[str, Any]
+TRIBUTE = ("tribute", "进贡", "return", "还贡")
+
+
+class GoujiPanel:
+    """The Gouji panel's state for one match (reset at each deal where the deal says so)."""
+
+    def __init__(self, match: Event) -> None:
+        self.profile = str(match.get("profile"))
+        try:
+            self.rules: Rules | None = Rules.load(self.profile)
+        except Exception:  # an unknown sheet: the panel shows what the record says
+            self.rules = None
+        self.deals: list[dict[str, Any]] = []  # finished deals' outcomes, by the judge
+        self.new_deal(None)
+
+    def new_deal(self, start: Event | None) -> None:
+        self.places: list[int] = []
+        self.burns: list[dict[str, Any]] = []
+        self.opened: list[int] = []
+        self.blocks: list[dict[str, Any]] = []
+        self.tribute: list[dict[str, Any]] = []
+        self.top: dict[str, Any] | None = None
+        self.deal = start.get("hand") if start else None
+
+    def event(self, ev: Event) -> None:
+        kind = ev.get("type")
+        if kind == "hand_start":
+            self.new_deal(ev)
+        elif kind == "play":
+            cards = list(ev.get("cards") or [])
+            gouji = bool(self.rules is not None and cards and _safe_gouji(cards, self.rules))
+            self.top = {"seat": ev.get("seat"), "cards": cards, "gouji": gouji}
+        elif kind == "exchange" and str(ev.get("what")) in TRIBUTE:
+            back = str(ev.get("what")) in ("return", "还贡")
+            self.tribute.append(
+                {"from": ev.get("seat"), "to": ev.get("to"), "count": ev.get("count"), "back": back}
+            )
+
+    def ruling(self, r: dict[str, Any]) -> None:
+        kind, seat = r.get("kind"), r.get("seat")
+        if kind == "place" and isinstance(seat, int) and seat not in self.places:
+            self.places.append(seat)
+        elif kind == "burn" and isinstance(seat, int):
+            victim = self.top["seat"] if self.top else None
+            self.burns.append({"seat": seat, "victim": victim, "seq": r.get("at_seq")})
+        elif kind == "open" and isinstance(seat, int) and seat not in self.opened:
+            self.opened.append(seat)
+        elif kind == "blocked" and isinstance(seat, int):
+            self.blocks.append({"seat": seat, "by": r.get("by")})
+        elif kind == "hand" and isinstance(r.get("outcome"), dict):
+            out = r["outcome"]
+            self.deals = [d for d in self.deals if d.get("hand") != r.get("hand")]
+            self.deals.append({"hand": r.get("hand"), **out})
+
+    def state(self) -> dict[str, Any]:
+        table = list(self.rules.score.places) if self.rules is not None else []
+        return {
+            "kind": "gouji",
+            "deal": self.deal,
+            "places": [
+                {"seat": s, "place": PLACE_NAMES[i]} for i, s in enumerate(self.places) if i < 6
+            ],
+            "place_names": list(PLACE_NAMES),
+            "gouji_top": self.top if self.top and self.top["gouji"] else None,
+            "burns": list(self.burns),
+            "opened": list(self.opened),
+            "blocks": list(self.blocks),
+            "tribute": list(self.tribute),
+            "score_table": [{"place": PLACE_NAMES[i], "points": p} for i, p in enumerate(table)],
+            "deals": list(self.deals),
+        }
+
+
+def _safe_gouji(cards: list[str], rules: Rules) -> bool:
+    try:
+        return is_gouji(cards, rules)
+    except Exception:  # a misread card name: not a 够级 set as far as the panel knows
+        return False

@@ -1,0 +1,203 @@
+"""Rendered Gouji matches with their truth: simulate deals, judge them, draw them, write files.
+
+``tablescan render-match --profile gouji-XXX`` comes here (``tablescan.render`` dispatches by
+the profile's game). The engine's simulator (``engine.gouji.sim``) plays each deal with the
+sheet's 够级 answering, 烧, 开点 and 憋3; the Gouji referee says where each round opens (the
+drawing sweeps the cloth there). Written beside ``match.mp4``:
+
+- ``match.truth.jsonl``: the whole record, each event's ``t`` the frame it settled on;
+- ``match.presses.jsonl``: what a camera cannot see and a seat controller or the referee's
+  desk enters (passes, 烧/让/扣 buttons, the exchanges of 3s and 4s, 亮3, the deals' starts
+  and ends), with the same times: ``tablescan replay`` feeds them in when the video reaches
+  them (``tablescan.recorded_presses``);
+- ``match.table.toml``: six seats, four decks, the calibration and the six-seat areas.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from engine.gouji.referee import GoujiReferee
+from engine.gouji.rules import Rules
+from engine.gouji.sim import simulate
+from engine.record import dumps_event
+from tablescan.config import dump_config
+from vision.calibration import Layout
+from vision.synth.gouji_video import draw_gouji
+from vision.synth.match_video import FPS, MARKER_SIZE, Camera
+from vision.synth.timeline import TABLE
+
+log = logging.getLogger(__name__)
+DECKS = 4  # 「共216张牌」: every Gouji sheet the engine knows plays four decks
+CAMERA_SEES = ("play",)
+
+
+@dataclass
+class GoujiRender:
+    """What ``render-match`` prints (the fields of ``tablescan.render.RenderResult``)."""
+
+    video: Path
+    truth: Path
+    table: Path
+    presses: Path
+    frames: int
+    fps: float
+    design: str
+    events: int
+
+
+def table_config(
+    video: Path, start: dict[str, Any], hand: dict[str, Any] | None, camera: Camera, layout: Layout
+) -> dict[str, Any]:
+    """The ``table.toml`` that lets ``replay`` read this video: six seats, four decks."""
+    return {
+        "table": {
+            "id": video.stem,
+            "game": "gouji",
+            "profile": start["profile"],
+            "seats": list(start["seats"]),
+            "teams": start.get("teams", [[0, 2, 4], [1, 3, 5]]),
+            "levels": start.get("levels", ["-", "-"]),
+            **({"banker": hand["banker"]} if hand and hand.get("banker") is not None else {}),
+            "decks": DECKS,
+        },
+        "source": {"uri": video.name, "fps": FPS},
+        "model": {"path": "models/cards.onnx"},
+        "calibration": {
+            "method": "aruco",
+            "table_size": [TABLE, TABLE],
+            "dictionary": "DICT_4X4_50",
+            "marker_ids": [0, 1, 2, 3],
+            "marker_size": MARKER_SIZE,
+            "points": [list(p) for p in camera.table_corners_image()],
+        },
+        "motion": {"still_frames": 2},
+        "areas": [
+            {
+                "name": a.name,
+                "kind": a.kind,
+                **({"seat": a.seat} if a.seat is not None else {}),
+                "polygon": [list(p) for p in a.polygon],
+            }
+            for a in layout.areas
+        ],
+        "masks": [{"polygon": [list(p) for p in m]} for m in layout.masks],
+    }
+
+
+def simulated_deals(profile: str, seed: int, hands: int = 2) -> list[dict[str, Any]]:
+    """``hands`` deals of the engine's seeded simulator as one match record (each deal its
+    own seeded shuffle; the sheets' match is a series of independent deals)."""
+    if hands < 1:
+        raise ValueError(f"hands: at least 1 deal, got {hands}")
+    out: list[dict[str, Any]] = []
+    for k in range(1, hands + 1):
+        events, _ = simulate(profile, seed * 100 + k)
+        for ev in events:
+            if ev["type"] == "match_start" and k > 1:
+                continue
+            ev = dict(ev)
+            if ev["type"] == "hand_start":
+                ev["hand"] = k
+            out.append(ev)
+    out.append({"v": 1, "type": "match_end", "reason": f"{hands} deals played"})
+    for seq, ev in enumerate(out):
+        ev["seq"] = seq
+    return out
+
+
+def round_openings(events: list[dict[str, Any]], profile: str) -> tuple[set[int], dict[int, int]]:
+    """Indexes of the plays that open a round, and for each the seat whose set stood last
+    (who gathers the cards), as the Gouji referee judges the record."""
+    ref = GoujiReferee(Rules.load(profile))
+    leads: set[int] = set()
+    sweepers: dict[int, int] = {}
+    for idx, ev in enumerate(events):
+        before = ref.table.history[-1] if ref.table is not None and ref.table.history else None
+        prev_top = ref.table.round.top if ref.table is not None else None
+        ref.feed(ev)
+        t = ref.table
+        if ev["type"] != "play" or t is None:
+            continue
+        plays = t.round.plays
+        if len(plays) == 1 and plays[0].seq == ev["seq"]:
+            leads.add(idx)
+            last = prev_top or (before.top if before is not None else None)
+            if last is not None:
+                sweepers[idx] = last.seat
+    return leads, sweepers
+
+
+def judged(events: list[dict[str, Any]], profile: str) -> dict[str, Any]:
+    """The Gouji referee's report on ``events`` (``tablescan judge --json``'s document)."""
+    ref = GoujiReferee(Rules.load(profile))
+    for ev in events:
+        ref.feed(ev)
+    return ref.report()
+
+
+def render_gouji(
+    events: list[dict[str, Any]],
+    out: Path,
+    seed: int,
+    split: str = "train",
+    design: str | None = None,
+) -> GoujiRender:
+    """Draw Gouji ``events`` to ``out`` and write the truth, the presses and the config."""
+    start = next((e for e in events if e["type"] == "match_start"), None)
+    if start is None:
+        raise ValueError("events: a match_start event is needed (seats, profile)")
+    hand = next((e for e in events if e["type"] == "hand_start"), None)
+    leads, sweepers = round_openings(events, str(start["profile"]))
+    drawn = draw_gouji(events, out, seed, leads, sweepers, split=split, design=design)
+    stem = out.with_suffix("")
+    truth_path = stem.with_name(stem.name + ".truth.jsonl")
+    presses_path = stem.with_name(stem.name + ".presses.jsonl")
+    first_hand = True
+    with (
+        open(truth_path, "w", encoding="utf-8") as truth,
+        open(presses_path, "w", encoding="utf-8") as presses,
+    ):
+        for seq, (frame_i, ev) in enumerate(drawn.timeline.truth):
+            ev = {**ev, "seq": seq, "t": round(frame_i / FPS, 3)}
+            truth.write(dumps_event(ev) + "\n")
+            if ev["type"] in CAMERA_SEES or ev["type"] == "match_start":
+                continue
+            if ev["type"] == "hand_start" and first_hand:
+                first_hand = False  # the node opens the first deal itself (from the config)
+                continue
+            press = {k: v for k, v in ev.items() if k not in ("v", "seq", "evidence")}
+            presses.write(dumps_event(press) + "\n")
+    cfg = table_config(out, start, hand, drawn.camera, drawn.layout)
+    table_path = stem.with_name(stem.name + ".table.toml")
+    table_path.write_text(
+        f"# Rendered by tablescan render-match (Gouji, seed {seed}, design {drawn.design}, "
+        f"{split}).\n" + dump_config(cfg),
+        encoding="utf-8",
+    )
+    log.info("rendered %s: %d frames, design %s", out, drawn.frames, drawn.design)
+    return GoujiRender(
+        out,
+        truth_path,
+        table_path,
+        presses_path,
+        drawn.frames,
+        FPS,
+        drawn.design,
+        len(drawn.timeline.truth),
+    )
+
+
+def render_simulated_gouji(
+    profile: str,
+    seed: int,
+    out: Path,
+    split: str = "train",
+    hands: int | None = None,
+    design: str | None = None,
+) -> GoujiRender:
+    """``tablescan render-match --profile gouji-…``: ``hands`` deals (default 2) rendered."""
+    return render_gouji(simulated_deals(profile, seed, hands or 2), out, seed, split, design)
