@@ -108,7 +108,8 @@ def render_match(
     image_size: tuple[int, int] = IMAGE_SIZE,
     design: str | None = None,
 ) -> RenderResult:
-    """Render ``events`` (a match's record, one deal or more) to ``out`` (.mp4) with truth and table config.
+    """Render ``events`` (a match's record, one deal or more) to ``out`` (.mp4), with truth
+    and table config.
 
     ``design`` picks one deck design by name (e.g. ``gnome/tango_nuevo``); default: seeded.
     """

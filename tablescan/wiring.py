@@ -412,9 +412,11 @@ class TableApp:
                     ev = json.loads(line)
                 except ValueError:
                     continue
-                if isinstance(ev, dict) and ev.get("table", self.cfg.table_id) == self.cfg.table_id:
-                    if isinstance(ev.get("seq"), int):
-                        have.add(ev["seq"])
+                ours = (
+                    isinstance(ev, dict) and ev.get("table", self.cfg.table_id) == self.cfg.table_id
+                )
+                if ours and isinstance(ev.get("seq"), int):
+                    have.add(ev["seq"])
         if torn:
             with open(path, "a", encoding="utf-8") as fh:
                 fh.write("\n")

@@ -1,4 +1,4 @@
-"""``tablescan render-match``: a simulated match (one deal or more) rendered as an overhead video."""
+"""``tablescan render-match``: a simulated match (one deal or more) as an overhead video."""
 
 from __future__ import annotations
 
