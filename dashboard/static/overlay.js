@@ -25,7 +25,7 @@
     const out = [];
     if (widgets.includes("score")) {
       const teams = v.teams.map((tm) => `<div class="team${tm.banker_side ? " bank" : ""}"><span class="k">${esc(tm.names.join(" · "))}${tm.banker_side ? " · " + esc(t("banker")) : ""}</span><span>${esc(t("level {l}", { l: tm.level }))}</span></div>`).join("");
-      out.push(`<div class="w score" data-widget="score">${teams}<div class="team"><span class="k">${esc(t("Attackers' score"))}</span><span class="pts">${v.attacker_points ?? 0}</span></div><div class="team"><span class="k">${esc(t("hand {n}", { n: v.hand ?? "–" }))} · ${esc(t("trump"))}</span><span class="trump">${esc(v.trump.level || "")} ${suitHTML(v.trump.suit)}</span></div></div>`);
+      out.push(`<div class="w score" data-widget="score">${teams}<div class="team"><span class="k">${esc(t("Attackers' score"))}</span><span class="pts">${v.attacker_points ?? 0}</span></div><div class="team"><span class="k">${esc(t("hand {n}", { n: v.hand ?? "–" }))} · ${esc(t("trump"))}</span><span class="trump">${esc(v.trump.level || "")} ${suitHTML(v.trump.suit)}</span></div>${v.match && v.match.over ? `<div class="team match-over"><span class="k">${esc(t("Match over"))}</span></div>` : ""}</div>`);
     }
     if (widgets.includes("trick")) out.push(trickBlock(v, v.current_trick, "trick"));
     if (widgets.includes("last")) out.push(trickBlock(v, v.last_trick, "last"));
