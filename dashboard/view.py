@@ -456,7 +456,8 @@ class TableFold:
         hand = r.get("hand")
         if not isinstance(hand, int):
             return
-        out = r.get("outcome") if isinstance(r.get("outcome"), dict) else {}
+        ruled = r.get("outcome")
+        out: dict[str, Any] = ruled if isinstance(ruled, dict) else {}
         banker = (
             self.banker if hand == self.view.get("hand") else self.deals.get(hand, {}).get("banker")
         )

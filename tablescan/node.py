@@ -270,14 +270,14 @@ class TableNode:
         return self._emit(end, t)
 
     def _next_deal_seen(self, obs: Observation, t: float) -> list[Event]:
-        """Between deals: the cards gathered (the centre cleared), or a new deal already on
-        the table (a declaration, a bury, a first lead): the next deal's ``hand_start``."""
+        """Between deals: the cards gathered (the centre cleared), or a new deal's bury
+        already on the table: the next deal's ``hand_start``."""
         if not self.between or self.match_over:
             return []
-        if obs.kind == "cleared" and obs.area != "centre":
+        if obs.area != "centre" or obs.kind not in ("cleared", "facedown"):
+            # cards in a seat's area after a deal's end are the last deal's (a reveal read
+            # early leaves tricks to play): only the cloth gathered, or a bury, starts one
             return []
-        if obs.kind not in ("cleared", "appeared", "facedown"):
-            return []  # faces turned in the centre, cards moved: still the last deal
         try:
             nxt = next_deal(self.referee, len(self.cfg.seats), self.hand)
         except Exception as e:

@@ -28,6 +28,7 @@ PUBLIC_KEYS = {
     "tricks_played",
     "bottom",
     "violations",
+    "match",  # deals' levels after, next banker, match over: no cards
 }
 
 
