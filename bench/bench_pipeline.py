@@ -9,6 +9,9 @@ the first still frame to the event (median), and replay frames/s.
     .venv/bin/python bench/bench_pipeline.py --detector labels   # pipeline alone (no recognizer)
     .venv/bin/python bench/bench_pipeline.py --split train --seed 200   # training designs:
                                         # where pipeline settings are chosen, never on held-out
+    .venv/bin/python bench/bench_pipeline.py --match [--match-hands 3]   # a whole match in one
+                                        # run: per hand plays, prompts, silent errors, points
+                                        # and levels against the truth, and the match result
 
 Renders go to ``renders/bench/`` (``renders/bench-train/``; git-ignored), reused when there.
 """
@@ -88,6 +91,89 @@ def score_hand(truth: list[dict[str, Any]], got: list[dict[str, Any]]) -> dict[s
     }
 
 
+def split_hands(events: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    """Each deal's events (from its hand_start to the next), each led by the match_start."""
+    start = next(e for e in events if e["type"] == "match_start")
+    out: list[list[dict[str, Any]]] = []
+    for e in events:
+        if e["type"] == "hand_start":
+            out.append([start])
+        if out and e["type"] not in ("match_start", "match_end"):
+            out[-1].append(e)
+    return out
+
+
+def judged(events: list[dict[str, Any]]) -> tuple[list[Any], dict[str, Any]]:
+    """(each deal's levels after, the match result) as the referee judges the whole record."""
+    from tablescan.node import match_result
+
+    ref = referee_for(next(e for e in events if e["type"] == "match_start"))
+    for e in events:
+        ref.feed(e)
+    hands = ref.report().get("hands") or []
+    return [h.get("levels_after") for h in hands], match_result(ref)
+
+
+def bench_match(args: argparse.Namespace, kind: str, out: Path) -> int:
+    """One rendered match (``--match-hands`` deals) replayed through one node, to its end."""
+    import importlib.util
+
+    games = [("tractor", "standard")]
+    if importlib.util.find_spec("tablescan.render_gouji") is None:
+        print("gouji: skipped: tablescan.render_gouji is not in this checkout (no Gouji render)")
+    else:
+        games.append(("gouji", ""))
+    ok = True
+    for game, profile in games:
+        if game == "gouji":
+            print("gouji: tablescan.render_gouji found, but this bench has no Gouji match yet")
+            continue
+        seed = args.seed
+        video = out / f"match{seed}x{args.match_hands}.mp4"
+        t0 = time.perf_counter()
+        if not (video.exists() and video.with_name(video.stem + ".table.toml").exists()):
+            render_simulated(profile, seed, video, split=args.split, hands=args.match_hands)
+        render_s = time.perf_counter() - t0
+        cfg = load_config(video.with_name(video.stem + ".table.toml"))
+        detector: Detector = (
+            LabelDetector.beside(video) if kind == "labels" else load_detector(cfg, args.model)
+        )
+        node = build_node(cfg, detector, keep_evidence=False)
+        stats = run_source(node, open_source(str(video), cfg.fps))
+        truth = read_truth(video.with_name(video.stem + ".truth.jsonl"))
+        t_hands, g_hands = split_hands(truth), split_hands(node.events)
+        t_levels, t_result = judged(truth)
+        g_levels, g_result = judged(node.events)
+        print(
+            f"{game} match, seed {seed}: {len(t_hands)} hand(s) in the truth, {len(g_hands)} "
+            f"read; reader = {kind}; render {render_s:.0f} s, replay {stats.frames} frames at "
+            f"{stats.frames / max(stats.wall_s, 1e-9):.0f} frames/s"
+        )
+        head = (
+            f"  {'hand':>4} {'plays exact':>12} {'prompts':>8} {'silent':>7} "
+            f"{'points got/truth':>17} {'levels got':>11} {'levels truth':>13}"
+        )
+        print(head)
+        for i, th in enumerate(t_hands):
+            gh = g_hands[i] if i < len(g_hands) else [truth[0]]
+            row = score_hand(th, gh)
+            prompts = sum(e["type"] == "needs_referee" for e in gh)
+            got_lv = g_levels[i] if i < len(g_levels) else None
+            want_lv = t_levels[i] if i < len(t_levels) else None
+            ok &= got_lv == want_lv and (kind != "labels" or row["exact"] == row["plays"])
+            ok &= row["silent"] == 0
+            print(
+                f"  {i + 1:>4} {row['exact']:>5}/{row['plays']:<6} {prompts:>8} "
+                f"{row['silent']:>7} {str(row['points_got']) + '/' + str(row['points_truth']):>17} "
+                f"{':'.join(got_lv or ['-']):>11} {':'.join(want_lv or ['-']):>13}"
+            )
+        same = g_result == t_result and len(g_hands) == len(t_hands)
+        ok &= same
+        print(f"  match result: {g_result} vs truth {t_result}: {'equal' if same else 'DIFFERENT'}")
+        print(f"  match over in the record: {any(e['type'] == 'match_end' for e in node.events)}")
+    return 0 if ok else 1
+
+
 def truth_gap_ms(truth: list[dict[str, Any]], got: list[dict[str, Any]]) -> list[float]:
     """Video-time gap between each play's true settle time and the frame that wrote it."""
     t_by: dict[Play, list[float]] = {}
@@ -120,6 +206,8 @@ def main() -> int:
     ap.add_argument(
         "--out", type=Path, default=None, help="renders (default renders/bench[-train])"
     )
+    ap.add_argument("--match", action="store_true", help="one whole match through one node")
+    ap.add_argument("--match-hands", type=int, default=3, help="deals in the --match render")
     args = ap.parse_args()
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     hands = 10 if args.full else args.hands
@@ -130,6 +218,8 @@ def main() -> int:
         kind = "model" if model.exists() else "labels"
         if kind == "labels":
             print("models/cards.onnx not found: measuring the pipeline with the renderer's labels")
+    if args.match:
+        return bench_match(args, kind, out)
     designs = "held-out" if args.split == "eval" else "training"
     print(f"pipeline bench: {hands} hand(s), {designs} designs, reader = {kind}")
     rows = []

@@ -126,6 +126,56 @@ def rulings(tid: str) -> Any:
     return _written(tid, seq)
 
 
+@bp.post("/tables/<tid>/match")
+@role_required("head", "referee")
+def match_control(tid: str) -> Any:
+    """A referee starts the next hand (``action: start_hand``: the next banker and that
+    side's level as the judge's outcome gives them, unless ``banker`` is given), ends the hand
+    in play (``end_hand``) or ends the match (``end_match``): a record event the table's node
+    takes in as its own next deal, deal end or match end."""
+    table = _table_or_404(tid)
+    if table is None:
+        return _bad(f"no table {tid!r} on this node", 404)
+    data, view = _payload(), table.view
+    action = str(data.get("action", ""))
+    user = current_user()
+    assert user is not None
+    match = view.get("match") or {}
+    if "seats" not in view or match.get("over"):
+        return _bad(f"table {tid}: no match in progress")
+    playing = view.get("status") == "playing"
+    meta = {"by": user.name}
+    if action == "end_match":
+        event: dict[str, Any] = {"type": "match_end", "reason": "referee", "by": user.name}
+    elif action == "end_hand" and playing:
+        event = {"type": "hand_end", "reason": "referee", "meta": meta}
+    elif action == "start_hand" and not playing:
+        raw = data.get("banker", match.get("next_banker"))
+        try:
+            banker = None if raw in (None, "") else int(raw)
+        except (TypeError, ValueError):
+            return _bad(f"banker: {raw!r} is not a seat number")
+        if banker is not None and not 0 <= banker < len(view["seats"]):
+            return _bad(f"banker: seat {banker} is not at table {tid}")
+        team = view["seats"][banker]["team"] if banker is not None else None
+        teams = view.get("teams") or []
+        level = teams[team]["level"] if isinstance(team, int) and team < len(teams) else None
+        level = str(level or view.get("level") or "2")
+        hand = int(view.get("hand") or 0) + 1
+        event = {"type": "hand_start", "hand": hand, "banker": banker, "level": level, "meta": meta}
+    else:
+        state = "a hand is in play" if playing else "no hand is in play"
+        return _bad(
+            f"action {action!r}: not possible now ({state}); expected start_hand, "
+            "end_hand or end_match"
+        )
+    try:
+        seq = hub().append(tid, event)
+    except StoreError as e:
+        return _bad(str(e))
+    return _written(tid, seq)
+
+
 @bp.post("/tables/<tid>/corrections")
 @role_required("head", "referee")
 def corrections(tid: str) -> Any:

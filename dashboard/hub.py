@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dashboard.desk import ACTION, DeskJudge, register
-from dashboard.view import TableFold, public_view
+from dashboard.view import TableFold, public_match, public_view
 from evidence import EvidenceStore
 
 log = logging.getLogger(__name__)
@@ -338,6 +338,7 @@ class Hub:
                         ],
                         "trump": v.get("trump"),
                         "attacker_points": v.get("attacker_points"),
+                        "match": public_match(v.get("match")),
                         "open_violations": v.get("open_violations", 0),
                         "needs_referee": len(v.get("needs_referee", [])),
                         "engine": v.get("engine"),

@@ -150,6 +150,7 @@ class TableFold:
         names: list[str] = list(match["seats"]) if match else []
         self.teams: list[list[int]] = [list(t) for t in match["teams"]] if match else []
         self.levels: list[Any] = list(match.get("levels", [])) if match else []
+        self.deals: dict[int, dict[str, Any]] = {}  # hand → its result (the match so far)
         view: dict[str, Any] = {
             "id": self.id,
             "seq": match["seq"] if match else None,
@@ -171,6 +172,7 @@ class TableFold:
                     "needs_referee": [],
                     "audit": [],
                     "last_t": match.get("t"),
+                    "match": {"hands": [], "next_banker": None, "over": False, "result": None},
                     "seats": [
                         {
                             "index": i,
@@ -223,6 +225,27 @@ class TableFold:
     def _on_hand_start(self, ev: Event) -> None:
         self._new_hand(ev)
         self._put("status", "playing")
+        if ev.get("level") is not None and self.banker is not None and not self.gouji:
+            bank = next((t for t, tm in enumerate(self.teams) if self.banker in tm), None)
+            if bank is not None and bank < len(self.levels):
+                self.levels[bank] = ev["level"]  # the record's level of the deal stands
+                self._tricks_changed()
+        self._match_changed(next_banker=None)
+
+    def _on_match_end(self, ev: Event) -> None:
+        """The match is over: its result as the record gives it (else the levels so far)."""
+        result = ev.get("result") if isinstance(ev.get("result"), dict) else None
+        result = result or {"hands": len(self.deals), "levels": list(self.levels), "winner": None}
+        self._put("status", "match over")
+        self._put("next_seat", None)
+        self._match_changed(over=True, result=result, next_banker=None)
+
+    def _match_changed(self, **changes: Any) -> None:
+        """``match``: every deal's result so far, the next banker, whether it is over."""
+        now = dict(self.view.get("match") or {})
+        now.update(changes)
+        now["hands"] = [self.deals[h] for h in sorted(self.deals)]
+        self._put("match", now)
 
     def _on_hand_end(self, ev: Event) -> None:
         self._put("status", "idle")
@@ -430,6 +453,7 @@ class TableFold:
 
     def _hand_ruled(self, r: dict[str, Any]) -> None:
         out = r.get("outcome")
+        self._deal_result(r)
         if r.get("hand") == self.view.get("hand"):
             self._put("outcome", out)
             # the deal's own totals, where the judge's hand ruling carries them
@@ -446,6 +470,41 @@ class TableFold:
                 if winner < len(self.levels):
                     self.levels[winner] = out["new_level"]
                     self._tricks_changed()
+
+    def _deal_result(self, r: dict[str, Any]) -> None:
+        """A deal's ruling (a re-judged one replaces it): its levels after, the next banker."""
+        hand = r.get("hand")
+        if not isinstance(hand, int):
+            return
+        ruled = r.get("outcome")
+        out: dict[str, Any] = ruled if isinstance(ruled, dict) else {}
+        banker = (
+            self.banker if hand == self.view.get("hand") else self.deals.get(hand, {}).get("banker")
+        )
+        nb = out.get("next_banker")
+        n = len(self.view.get("seats", []))
+        if isinstance(nb, int):
+            nxt: int | None = nb
+        elif isinstance(banker, int) and nb in ("partner", "next") and n:
+            nxt = (banker + (2 if nb == "partner" else 1)) % n
+        else:
+            nxt = None
+        levels = r.get("levels_after")
+        self.deals[hand] = {
+            "hand": hand,
+            "banker": banker,
+            "side": out.get("side"),
+            "attacker_points": r.get("attacker_points"),
+            "levels_after": list(levels) if isinstance(levels, list) else None,
+            "next_banker": nxt,
+            "game_over": bool(out.get("game_over")),
+        }
+        if isinstance(levels, list) and len(levels) == len(self.levels):
+            self.levels = list(levels)
+            self._tricks_changed()
+        over = bool((self.view.get("match") or {}).get("over"))
+        latest = hand == max(self.deals)
+        self._match_changed(next_banker=None if over or not latest else nxt)
 
     def _place(self, r: dict[str, Any]) -> None:
         seat = r.get("seat")
@@ -570,6 +629,22 @@ class TableFold:
             self._tricks_changed()  # penalties move the attacker points
 
 
+def public_match(match: Any) -> dict[str, Any] | None:
+    """The match so far, for the overlay and the hall: each deal's levels after, the next
+    banker, and whether (and how) the match is over."""
+    if not isinstance(match, dict):
+        return None
+    return {
+        "hands": [
+            {"hand": h.get("hand"), "levels_after": h.get("levels_after"), "side": h.get("side")}
+            for h in match.get("hands", [])
+        ],
+        "next_banker": match.get("next_banker"),
+        "over": bool(match.get("over")),
+        "result": match.get("result"),
+    }
+
+
 def public_view(view: dict[str, Any]) -> dict[str, Any]:
     """The overlay's data: a whitelist, so nothing hidden can leak by a new field upstream."""
     if "seats" not in view:
@@ -618,6 +693,7 @@ def public_view(view: dict[str, Any]) -> dict[str, Any]:
             for t in view.get("teams", [])
         ],
         "attacker_points": view.get("attacker_points"),
+        "match": public_match(view.get("match")),
         "current_trick": plays(view.get("current_trick")),
         "last_trick": plays(view["tricks"][-1]) if view.get("tricks") else None,
         "tricks_played": len(view.get("tricks", [])),

@@ -125,6 +125,7 @@ class Publisher:
         if self._thread is not None:
             self._thread.join(timeout)
         if self.connected.is_set():
+            self._publish_state()  # the retained state ends as the record does
             info = self.client.publish(self.topics["status"], "offline", qos=1, retain=True)
             with contextlib.suppress(RuntimeError, ValueError):
                 info.wait_for_publish(max(0.1, deadline - time.monotonic()))

@@ -589,6 +589,17 @@ class Fusion:
                 # a card passing through in a sweep; the bottom is turned up only at the end
                 self.checks_failed["early_reveal"] += 1
                 return []
+            if not complete and self._impossible(obs.cards):
+                # part of a bottom read with more copies than the decks hold: backs misread
+                # while it is being turned; the whole bottom, read next, is the reveal
+                self.checks_failed["impossible_reveal"] += 1
+                return []
+            swept = Counter(c for d in self.trick.decisions for c in d.event.get("cards", []))
+            if obs.cards and Counter(obs.cards) <= swept:
+                # the trick just played, swept over the bottom face up: not the bottom (a
+                # last trick of as many cards as the bottom would otherwise end the deal)
+                self.checks_failed["sweep_over_bottom"] += 1
+                return []
             out = self._flush_pending()
             cards, scores = list(obs.cards), list(obs.scores)
             whole = (cards, scores)

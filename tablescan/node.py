@@ -35,12 +35,90 @@ log = logging.getLogger(__name__)
 Event = dict[str, Any]
 # what the camera path writes (a resume replays these; buttons and referees' events it does not)
 CAMERA_EVENTS = frozenset({"play", "declare", "bury", "bottom_reveal", "needs_referee", "hand_end"})
+FROM_TABLE = {"from": "table"}  # the meta of a hand_start/match_end the node saw on the table
 
 
 def from_camera(ev: Event) -> bool:
-    """Written by the camera path (fusion's own corrections included), not a button or a
-    referee: a resume replays exactly these."""
+    """Written by the camera path (fusion's own corrections included, and the next deal's
+    ``hand_start`` and the ``match_end`` the node wrote from what the table showed), not a
+    button or a referee: a resume replays exactly these."""
+    if ev["type"] in ("hand_start", "match_end"):
+        return (ev.get("meta") or {}).get("from") == "table"
     return ev["type"] in CAMERA_EVENTS or (ev["type"] == "correction" and ev.get("by") == "camera")
+
+
+def next_deal(referee: Any, n_seats: int, hand: int) -> Event | None:
+    """The next deal's ``hand_start`` fields as the referee's outcome of the last deal says
+    (banker, and the level of the banker's side), or None when the match is over (a side
+    passed its last level). A referee with its own ``next_hand()`` (a game whose deals go
+    otherwise) is asked that instead; without a ruled outcome the declarations decide."""
+    own = getattr(referee, "next_hand", None)
+    if callable(own):
+        got = own()
+        return None if got is None else {"type": "hand_start", **got}
+    report = referee.report() if referee is not None else {}
+    hands = report.get("hands") or []
+    last = hands[-1] if hands else {}
+    out = last.get("outcome") or {}
+    if out.get("game_over"):
+        return None
+    banker, nb = last.get("banker"), out.get("next_banker")
+    if isinstance(nb, int):
+        nxt: int | None = nb
+    elif isinstance(banker, int) and nb in ("partner", "next"):
+        nxt = (banker + (2 if nb == "partner" else 1)) % n_seats
+    else:
+        nxt = None
+    teams = report.get("teams") or []
+    levels = last.get("levels_after") or []
+    team = next((i for i, t in enumerate(teams) if nxt in t), None)
+    level = str(levels[team]) if team is not None and team < len(levels) else None
+    if level is None:
+        level = str(last.get("trump", {}).get("level") or "2") if last else "2"
+    return {"type": "hand_start", "hand": hand + 1, "banker": nxt, "level": level}
+
+
+def doubted_at_once(events: Sequence[Event]) -> set[int]:
+    """Seqs of events written with their doubt at once (a ``needs_referee`` on it right
+    after it): their violations were provisional when given, and are when re-sent."""
+    return {
+        int(e["ref"])
+        for e in events
+        if e["type"] == "needs_referee"
+        and isinstance(e.get("ref"), int)
+        and e["seq"] == e["ref"] + 1
+    }
+
+
+def rulings_of(referee: RefereeLike, events: Sequence[Event]) -> list[dict[str, Any]]:
+    """Every ruling ``referee`` gives on the stored ``events`` (in seq order), as the node
+    gave them (a violation on a read doubted at once: provisional): what a restart chains
+    again when a crash came between an event and its rulings (the store keeps each once)."""
+    doubted = doubted_at_once(events)
+    out: list[dict[str, Any]] = []
+    for ev in sorted(events, key=lambda e: int(e["seq"])):
+        for r in referee.feed(ev):
+            if int(ev["seq"]) in doubted and r.get("kind") == "violation":
+                r = {**r, "provisional": True}
+            out.append(r)
+    return out
+
+
+def match_result(referee: Any) -> dict[str, Any]:
+    """``match_end``'s ``result``: deals played, each team's level, the winning team."""
+    report = referee.report() if referee is not None else {}
+    hands = report.get("hands") or []
+    last = hands[-1] if hands else {}
+    out = last.get("outcome") or {}
+    winner = None
+    if out.get("game_over"):
+        side = out.get("side")
+        banker = last.get("banker")
+        teams = report.get("teams") or []
+        b_team = next((i for i, t in enumerate(teams) if banker in t), None)
+        if b_team is not None:
+            winner = b_team if side == "banker" else 1 - b_team
+    return {"hands": len(hands), "levels": list(last.get("levels_after") or []), "winner": winner}
 
 
 @dataclass
@@ -121,18 +199,11 @@ class TableNode:
         self.hand = hand
         team = next((i for i, t in enumerate(cfg.teams) if cfg.banker in t), 0)
         self._level = cfg.levels[team] if team < len(cfg.levels) else cfg.levels[0]
-        self.fusion = Fusion(
-            len(cfg.seats),
-            cfg.decks,
-            reader.min_score,
-            banker=cfg.banker,
-            next_leader=self._next_leader,
-            banker_rule=self._banker_rule(),
-            bottom_size=getattr(getattr(self.referee, "rules", None), "bottom", None),
-            turns=cfg.game == "tractor",
-            level=self._level,
-            extra_checks=answer_count_check(referee) if cfg.game == "gouji" else None,
-        )
+        self.fusion = self._new_fusion(cfg.banker, self._level)
+        self.between = False  # a deal ended, the next not begun (cards still to gather)
+        self.match_over = False  # a match_end is in the record: nothing more is written
+        self._hand_over = False  # a hand_end came in from outside: settle it in poll()
+        self._polled = 0.0
         self._replay: deque[Event] = deque()
         self._unfed: deque[Event] = deque()
         self._replayed = False
@@ -148,6 +219,104 @@ class TableNode:
             {"type": "hand_start", "hand": hand, "banker": cfg.banker, "level": self._level}, 0.0
         )
 
+    def _new_fusion(self, banker: int | None, level: str | None) -> Fusion:
+        """Fusion for one deal (its banker, if known, and its level)."""
+        cfg = self.cfg
+        return Fusion(
+            len(cfg.seats),
+            cfg.decks,
+            self.reader.min_score,
+            banker=banker,
+            next_leader=self._next_leader,
+            banker_rule=self._banker_rule(),
+            bottom_size=getattr(getattr(self.referee, "rules", None), "bottom", None),
+            turns=cfg.game == "tractor",
+            level=level if cfg.game == "tractor" else None,
+            extra_checks=answer_count_check(self.referee) if cfg.game == "gouji" else None,
+        )
+
+    # --- the match: deal after deal ----------------------------------------------------------
+
+    def _lifecycle(self, ev: Event, outside: bool) -> None:
+        """A hand or match event entered the record (``outside``: a referee wrote it)."""
+        kind = ev["type"]
+        if kind == "hand_start":
+            self.hand = int(ev.get("hand", self.hand))
+            self.between = False
+            if outside:  # a referee started the deal: read it as that deal
+                self.fusion = self._new_fusion(ev.get("banker"), str(ev.get("level")))
+        elif kind == "hand_end":
+            self.between = True
+            self.fusion.phase = "done"
+            if outside:
+                self._hand_over = True
+        elif kind == "match_end":
+            self.match_over = True
+            self.between = False
+
+    def _after_hand(self, t: float) -> list[Event]:
+        """A deal just ended: the match is over when the engine's outcome says so (a side
+        passed its last level); else the node waits for the table to show the next deal."""
+        if self.referee is None or self.match_over:
+            return []
+        try:
+            nxt = next_deal(self.referee, len(self.cfg.seats), self.hand)
+        except Exception as e:  # the camera keeps running if the referee trips
+            self.stats.errors["referee_state"] += 1
+            log.error("next deal unknown: %s", e)
+            return []
+        if nxt is not None:
+            return []
+        result = match_result(self.referee)
+        end = {"type": "match_end", "reason": "complete", "result": result, "meta": FROM_TABLE}
+        return self._emit(end, t)
+
+    def _next_deal_seen(self, obs: Observation, t: float) -> list[Event]:
+        """Between deals: the cards gathered (the centre cleared), or a new deal's bury
+        already on the table: the next deal's ``hand_start``."""
+        if not self.between or self.match_over:
+            return []
+        if obs.area != "centre" or obs.kind not in ("cleared", "facedown"):
+            # cards in a seat's area after a deal's end are the last deal's (a reveal read
+            # early leaves tricks to play): only the cloth gathered, or a bury, starts one
+            return []
+        try:
+            nxt = next_deal(self.referee, len(self.cfg.seats), self.hand)
+        except Exception as e:
+            self.stats.errors["referee_state"] += 1
+            log.error("next deal unknown: %s", e)
+            nxt = {"type": "hand_start", "hand": self.hand + 1, "banker": None, "level": "2"}
+        if nxt is None:
+            return []
+        self.fusion = self._new_fusion(nxt.get("banker"), str(nxt.get("level")))
+        self.between = False
+        return self._emit({**nxt, "meta": FROM_TABLE}, t)
+
+    def _deal_open(self) -> bool:
+        """A ``hand_start`` is the record's last hand event (no ``hand_end``/``match_end``)."""
+        for ev in reversed(self.events):
+            if ev["type"] in ("hand_end", "match_end"):
+                return False
+            if ev["type"] == "hand_start":
+                return True
+        return False
+
+    def poll(self) -> list[Event]:
+        """Between frames (and when no camera event comes): take in what the dashboard's
+        referees stored (corrections, rulings, a hand or the match started or ended) at
+        most every ``interval`` seconds, and settle a hand a referee ended."""
+        now = time.monotonic()
+        if now - self._polled < 0.5:
+            return []
+        self._polled = now
+        if self._replay:
+            return []
+        self._adopt_foreign()
+        if self._hand_over:
+            self._hand_over = False
+            return self._after_hand(self.t_now)
+        return []
+
     # --- resuming after a crash -------------------------------------------------------------
 
     def _restore(self, stored: Sequence[Event]) -> None:
@@ -162,8 +331,8 @@ class TableNode:
         self.seq.next_seq = int(events[-1]["seq"]) + 1
         self.resumed_at = max(float(e.get("t", 0.0)) for e in events)
         for ev in events:
-            if ev["type"] == "hand_start":
-                self.hand = int(ev.get("hand", self.hand))
+            if ev["type"] == "match_end":
+                self.match_over = True
             press = (ev.get("meta") or {}).get("press")
             if isinstance(press, str):
                 self._presses.add(press)
@@ -180,7 +349,10 @@ class TableNode:
         )
 
     def _feed_stored(self, upto: int | None) -> None:
-        """Feed the referee the stored events up to seq ``upto`` (None: all of them)."""
+        """Feed the referee the stored events up to seq ``upto`` (None: all of them). The
+        rulings are re-sent (a crash may have come between an event and its rulings; the
+        store keeps each once), a violation on a doubted read as provisional, as it was."""
+        doubted = doubted_at_once(self.events)
         while self._unfed and (upto is None or int(self._unfed[0]["seq"]) <= upto):
             ev = self._unfed.popleft()
             if ev["type"] in ("play", "declare", "bury", "bottom_reveal"):
@@ -195,10 +367,11 @@ class TableNode:
                 continue
             finally:
                 self.judged += 1
-            for r in rulings:  # re-sent: a crash may have come between an event and its ruling
-                self.rulings.append(r)
-                if self.hooks.on_ruling:
-                    self.hooks.on_ruling(ev, r)
+            held = [(ev, r) for r in rulings]
+            self._release(held, provisional=int(ev["seq"]) in doubted)
+            if ev["type"] in ("hand_start", "hand_end", "match_end") and not from_camera(ev):
+                self._lifecycle(ev, outside=True)  # a referee's, adopted by the last run
+                self._hand_over = False  # its match decision was taken then
 
     @property
     def catching_up(self) -> bool:
@@ -213,9 +386,14 @@ class TableNode:
 
         self._replay.clear()
         self._feed_stored(None)
+        events = [e for e in apply_corrections(self.events) if e["type"] != "correction"]
+        starts = [i for i, e in enumerate(events) if e["type"] == "hand_start"]
+        if starts:  # the deal in progress (or the one just ended)
+            events = events[starts[-1] :]
+            self.hand = int(events[0].get("hand", self.hand))
+            self.fusion = self._new_fusion(events[0].get("banker"), str(events[0].get("level")))
         f = self.fusion
         centre_backs = 0  # the buried bottom lying face down
-        events = [e for e in apply_corrections(self.events) if e["type"] != "correction"]
         for ev in events:
             kind = ev["type"]
             if kind == "declare":
@@ -233,6 +411,9 @@ class TableNode:
                     centre_backs = 0
             elif kind == "hand_end":
                 f.phase = "done"
+                self.between = True
+            elif kind == "match_end":
+                self.match_over = True
         hand: dict[str, Any] = {}
         if self.referee is not None:
             try:
@@ -283,6 +464,8 @@ class TableNode:
             self._feed_stored(None)
             self.stats.errors["resume_mismatch"] += 1
             log.error("resume: stored events %s were not seen again in the replay", left)
+        if self.match_over:
+            return []
         reading = self.reader.read(frame, self.fusion.wanted, self.fusion.expects_reveal)
         if reading.error is not None:
             self.stats.errors[reading.error] += 1
@@ -298,17 +481,22 @@ class TableNode:
         for obs in reading.observations:
             if self.hooks.on_observation:
                 self.hooks.on_observation(obs)
+            written += self._next_deal_seen(obs, frame.t)
             for decision in self.fusion.feed(obs):
                 written += self._decide(decision, frame, reading.image, t0)
+                if decision.event.get("type") == "hand_end":
+                    written += self._after_hand(frame.t)
         self._last_read = reading.image
         return written
 
     def finish(self, t: float = 0.0) -> list[Event]:
         """End of the source: settle what is pending, close the hand if it is still open."""
         written: list[Event] = []
+        if self.match_over:
+            return written
         for decision in self.fusion.finish():
             written += self._decide(decision, None, None, None, t)
-        if not any(e["type"] == "hand_end" for e in self.events):
+        if self._deal_open():  # the deal in progress ends with the source (between deals: none)
             written += self._emit({"type": "hand_end", "reason": "source ended"}, t)
         return written
 
@@ -393,6 +581,7 @@ class TableNode:
                 log.error(
                     "resume: seq %d was %s, the replay gave %s", stored["seq"], stored["type"], kind
                 )
+            self._lifecycle(stored, outside=False)
             return [stored]
         for attempt in range(3):
             self._adopt_foreign()
@@ -413,6 +602,7 @@ class TableNode:
             break
         self.events.append(ev)
         self.stats.events += 1
+        self._lifecycle(ev, outside=False)
         self._judge(ev)
         return [ev]
 
@@ -427,6 +617,7 @@ class TableNode:
             self.events.append(ev)
             self.seq.next_seq += 1
             taken += 1
+            self._lifecycle(ev, outside=True)
             log.info("seq %d (%s) came from outside the node", ev["seq"], ev["type"])
             held, self._held = self._held, None  # only the node's own event is held back
             try:

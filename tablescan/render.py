@@ -108,7 +108,8 @@ def render_match(
     image_size: tuple[int, int] = IMAGE_SIZE,
     design: str | None = None,
 ) -> RenderResult:
-    """Render ``events`` (one hand's record) to ``out`` (.mp4) with truth and table config.
+    """Render ``events`` (a match's record, one deal or more) to ``out`` (.mp4), with truth
+    and table config.
 
     ``design`` picks one deck design by name (e.g. ``gnome/tango_nuevo``); default: seeded.
     """
@@ -142,19 +143,27 @@ def read_truth(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
 
 
-def simulated_hand(profile: str, seed: int, tricks: int | None = None) -> list[dict[str, Any]]:
-    """One hand from the engine's seeded simulator, as record events (first ``tricks`` only)."""
+def simulated_hand(
+    profile: str, seed: int, tricks: int | None = None, hands: int = 1
+) -> list[dict[str, Any]]:
+    """Hands from the engine's seeded simulator, as record events: a match of up to
+    ``hands`` deals, levels and banker carried (its ``match_end`` only when a side passed
+    its last level: a hand limit is no end a table shows); the first ``tricks`` only."""
     from engine.tractor.rules import Rules
     from engine.tractor.sim import match_events, simulate_match
 
-    match = simulate_match(Rules.load(profile), seed, max_hands=1)
-    events = [e for e in match_events(match) if e["type"] != "match_end"]
+    match = simulate_match(Rules.load(profile), seed, max_hands=hands)
+    events = [
+        e for e in match_events(match) if e["type"] != "match_end" or match.winner is not None
+    ]
     if tricks is None:
         return events
     n = len(next(e for e in events if e["type"] == "match_start")["seats"])
     out: list[dict[str, Any]] = []
     plays = 0
     for e in events:
+        if e["type"] == "hand_start":
+            plays = 0  # the first ``tricks`` of every deal
         if e["type"] == "play":
             if plays >= tricks * n:
                 continue
@@ -172,12 +181,14 @@ def render_simulated(
     design: str | None = None,
     hands: int | None = None,
 ) -> RenderResult:
-    """``tablescan render-match``: simulate a hand with ``seed`` and render it to ``out``."""
-    if game_of_profile(profile).name == "gouji":  # Gouji deals: tablescan.render_gouji
+    """``tablescan render-match``: simulate a match of ``hands`` deals with ``seed`` and
+    render it to ``out`` (between deals the cards are gathered and dealt again); a Gouji
+    profile renders through ``tablescan.render_gouji``."""
+    if game_of_profile(profile).name == "gouji":
         from tablescan.render_gouji import render_simulated_gouji
 
         return render_simulated_gouji(profile, seed, out, split, hands, design)  # type: ignore[return-value]
-    events = simulated_hand(profile, seed, tricks)
+    events = simulated_hand(profile, seed, tricks, hands or 1)
     return render_match(events, out, seed, split=split, design=design)
 
 

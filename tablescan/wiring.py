@@ -14,6 +14,7 @@ node use ``build_node``.
 from __future__ import annotations
 
 import dataclasses
+import json
 import logging
 import time
 from collections.abc import Callable, Sequence
@@ -28,7 +29,7 @@ from numpy.typing import NDArray
 from engine.games import RefereeLike, referee_for
 from engine.record import dumps_event
 from tablescan.config import TableConfig, load_config
-from tablescan.node import Event, NodeHooks, NodeStats, TableNode
+from tablescan.node import Event, NodeHooks, NodeStats, TableNode, rulings_of
 from vision.calibration import (
     Area,
     Calibration,
@@ -70,7 +71,7 @@ DEFAULT_MIN_SCORE = 0.6  # a detector without a calibrated sure score (labels, t
 
 
 class StartError(Exception):
-    """A node that must not start (e.g. its hand is already finished); the message says why."""
+    """A node that must not start (e.g. its match is already finished); the message says why."""
 
 
 # --- the parts, from the table config -------------------------------------------------------
@@ -300,8 +301,12 @@ def run_source(
                     time.sleep(wait)
             node.process(frame)
             last_t = frame.t
+            node.poll()  # the dashboard's events, even when the camera writes none
             if between is not None:
                 between()
+            if node.match_over:
+                log.info("table %s: the match is over", node.cfg.table_id)
+                break
             if max_frames is not None and frame.index + 1 >= max_frames:
                 break
     finally:
@@ -399,8 +404,9 @@ class TableApp:
         self.cfg = cfg
 
     def init_store(self) -> None:
-        """The evidence store and its hooks; the events a crash left (one hand per run: a
-        finished one is never resumed or written into)."""
+        """The evidence store and its hooks; the events a crash left (resumed mid-deal or
+        between deals). A finished match (``match_end``) is never reopened: its rulings a
+        crash left unchained are chained (each once) and the start is refused."""
         if self.data is None:
             return
         from evidence.lock import TableLocked
@@ -412,12 +418,13 @@ class TableApp:
         self._closers += closers
         self._listeners.append(hooks)
         self.stored = self.store.events(self.cfg.table_id)
-        ended = [e for e in self.stored if e["type"] == "hand_end"]
+        ended = [e for e in self.stored if e["type"] == "match_end"]
         if ended:
+            self.chain_missing_rulings()
             raise StartError(
-                f"{self.data}: table {self.cfg.table_id} already holds a finished hand "
-                f"(hand_end at seq {ended[0]['seq']}); record the next hand under another "
-                "table id or data folder"
+                f"{self.data}: table {self.cfg.table_id} holds a finished match (match_end "
+                f"at seq {ended[0]['seq']}); it is never reopened: record the next match "
+                "under another table id or data folder"
             )
 
     def init_hall(self) -> None:
@@ -438,6 +445,20 @@ class TableApp:
             NodeHooks(on_event=lambda _e: pub.wake(), on_ruling=lambda _e, _r: pub.wake())
         )
 
+    def chain_missing_rulings(self) -> int:
+        """Judge the stored record again and chain the rulings a crash kept from the store
+        (a kill right after ``hand_end``); the store keeps a ruling once. How many were new."""
+        assert self.store is not None
+        try:
+            rulings = rulings_of(match_referee(self.cfg), self.stored)
+        except Exception as e:  # a record the referee cannot take: nothing to add
+            log.error("table %s: stored record not judged again: %s", self.cfg.table_id, e)
+            return 0
+        new = sum(self.store.append_ruling(self.cfg.table_id, r) for r in rulings)
+        if new:
+            log.info("table %s: %d ruling(s) a crash left unchained", self.cfg.table_id, new)
+        return new
+
     def init_record_file(self) -> None:
         """``run``: each event echoed on stdout and appended to a JSON-lines file: ``record``,
         else (without a ``--data`` store, which is the record) ``<id>.jsonl`` beside the
@@ -449,8 +470,12 @@ class TableApp:
             path = self.cfg.path.with_name(self.cfg.table_id + ".jsonl")
         out: IO[str] | None = None
         if path is not None:
+            missing = self._not_in_record_file(path)
             out = open(path, "a", encoding="utf-8")  # noqa: SIM115 (closed in stop)
             self._closers.append(out.close)
+            for ev in missing:  # the store is the acknowledged record: the file follows it
+                out.write(dumps_event(ev) + "\n")
+            out.flush()
 
         def on_event(ev: Event) -> None:
             line = dumps_event(ev)
@@ -460,6 +485,31 @@ class TableApp:
             print(line, flush=True)
 
         self._listeners.append(NodeHooks(on_event=on_event))
+
+    def _not_in_record_file(self, path: Path) -> list[Event]:
+        """The stored events (a crash left) that the record file lacks: a kill may come
+        between the store's write and the file's. A torn last line is ended first."""
+        if not self.stored:
+            return []
+        have: set[int] = set()
+        torn = False
+        if path.exists():
+            text = path.read_text(encoding="utf-8", errors="replace")
+            torn = bool(text) and not text.endswith("\n")
+            for line in text.splitlines():
+                try:
+                    ev = json.loads(line)
+                except ValueError:
+                    continue
+                ours = (
+                    isinstance(ev, dict) and ev.get("table", self.cfg.table_id) == self.cfg.table_id
+                )
+                if ours and isinstance(ev.get("seq"), int):
+                    have.add(ev["seq"])
+        if torn:
+            with open(path, "a", encoding="utf-8") as fh:
+                fh.write("\n")
+        return [e for e in self.stored if int(e["seq"]) not in have]
 
     def init_source(self) -> None:
         if self.video is not None:

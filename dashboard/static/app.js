@@ -181,14 +181,59 @@ function goujiTopChip(v) {
   return top && v.status === "playing" ? `<span class="chip trump" data-gouji="top">${esc(t("够级 set by {name}: only the 对头 answers", { name: goujiName(v, top.seat) }))}</span>` : "";
 }
 
+/* "playing", "between hands" or "match over": never "playing" once the match has ended. */
+function statusWord(v) {
+  if ((v.match || {}).over || v.status === "match over") return t("match over");
+  return v.status === "playing" ? t("playing") : t("between hands");
+}
+
+/* The match result in words: the winning side (or none yet) and both sides' levels. */
+function resultText(v, res) {
+  const names = (i) => ((v.teams || [])[i] || { names: [String(i)] }).names.join(" · ");
+  const levels = (res.levels || []).map((l, i) => t("{side} level {l}", { side: names(i), l })).join(" / ");
+  const who = res.winner != null ? t("{side} won", { side: names(res.winner) }) : t("no side passed its last level");
+  return t("{who} after {n} hand(s); {levels}", { who, n: res.hands ?? "–", levels });
+}
+
+/* The match panel: hand n, every hand's levels after, the next banker, "match over". */
+function drawMatch(v) {
+  const el = $("#match");
+  if (!el || !v.seats) return;
+  const m = v.match || { hands: [] };
+  const rows = (m.hands || []).map((h) => `<tr data-hand="${h.hand}"><td>${h.hand}</td><td>${h.banker != null ? seatName(v, h.banker) : "–"}</td><td>${esc((h.levels_after || []).join(" : ") || "–")}</td><td>${h.next_banker != null ? seatName(v, h.next_banker) : "–"}</td></tr>`).join("");
+  const head = m.over
+    ? `<div class="match-over" id="match-over"><b>${esc(t("Match over"))}</b> · ${esc(resultText(v, m.result || {}))}</div>`
+    : `<div class="small">${esc(t("Hand {n} of the match", { n: v.hand ?? "–" }))}${m.next_banker != null ? " · " + esc(t("next banker {name}", { name: (v.seats[m.next_banker] || {}).name || m.next_banker })) : ""}</div>`;
+  const playing = v.status === "playing";
+  const controls = CAN_RULE && !m.over
+    ? `<div class="controls">${playing ? `<button class="rule-btn" data-match="end_hand">${esc(t("End the hand"))}</button>` : `<button class="rule-btn" data-match="start_hand">${esc(t("Start the next hand"))}</button>`}<button class="rule-btn" data-match="end_match">${esc(t("End the match"))}</button><span class="small msg"></span></div>`
+    : "";
+  el.innerHTML = `<h2>${esc(t("Match"))}</h2>${head}`
+    + `<table class="grid small"><thead><tr><th>#</th><th>${esc(t("banker"))}</th><th>${esc(t("Levels after"))}</th><th>${esc(t("Next banker"))}</th></tr></thead><tbody>${rows || `<tr><td colspan="4" class="muted">${esc(t("No hand finished yet."))}</td></tr>`}</tbody></table>`
+    + controls;
+}
+
+document.addEventListener("click", async (e) => {
+  const btn = e.target.closest && e.target.closest("[data-match]");
+  if (!btn || !TID) return;
+  const msg = btn.parentElement.querySelector(".msg");
+  try {
+    await post(`/api/tables/${encodeURIComponent(TID)}/match`, { action: btn.dataset.match });
+    if (msg) msg.textContent = "";
+  } catch (err) {
+    if (msg) msg.textContent = err.message;
+  }
+});
+
 function drawTable(v) {
   const felt = $("#felt");
   const title = `<span class="big">${esc(t("Table {id}", { id: v.id }))}</span>`;
   $("#headline").innerHTML = v.seats
     ? title + gameView(v).headline(v)
-      + `<span class="chip">${esc(gameText(v.game))} · ${esc(v.profile)}</span><span class="muted">${esc(t("seq {n}", { n: v.seq }))} · ${esc(v.status === "playing" ? t("playing") : t("between hands"))}</span>`
+      + `<span class="chip">${esc(gameText(v.game))} · ${esc(v.profile)}</span><span class="muted" id="play-status">${esc(t("seq {n}", { n: v.seq }))} · ${esc(statusWord(v))}</span>`
     : title + `<span class="muted">${esc(t("Waiting for the match to start."))}</span>`;
   if (!v.seats) return;
+  drawMatch(v);
   const pos = seatPositions(v.seats.length);
   let seats = $$(".seat", felt);
   if (seats.length !== v.seats.length) {
@@ -572,7 +617,9 @@ function drawHall(tables) {
   const root = $("#hall");
   if (!tables.length) { root.innerHTML = `<p class="muted">${esc(t("No table has started a match on this node."))}</p>`; return; }
   root.innerHTML = tables.map((tb) => `<a class="tcard" href="/tables/${encodeURIComponent(tb.id)}"><h3><span>${esc(t("Table {id}", { id: tb.id }))}${tb.link && tb.link !== "online" ? ` <span class="status open">${esc(({ offline: t("offline"), late: t("late") })[tb.link] || tb.link)}</span>` : ""}</span><span class="status ${tb.open_violations ? "open" : ""}">${esc(t("{n} open", { n: tb.open_violations }))}</span></h3>`
-    + `<div class="muted small">${esc(gameText(tb.game || ""))} · ${esc(tb.profile || "")} · ${esc(t("hand {n}", { n: tb.hand ?? "–" }))}</div>`
+    + `<div class="muted small">${esc(gameText(tb.game || ""))} · ${esc(tb.profile || "")} · ${esc(t("hand {n}", { n: tb.hand ?? "–" }))} · <span class="match-state">${esc(statusWord(tb))}</span></div>`
+    + ((tb.match || {}).over ? `<div class="small match-over"><b>${esc(t("Match over"))}</b> · ${esc(resultText(tb, tb.match.result || {}))}</div>`
+      : (tb.match || {}).next_banker != null && tb.status !== "playing" ? `<div class="small">${esc(t("next banker {name}", { name: (tb.players || [])[tb.match.next_banker] || tb.match.next_banker }))}</div>` : "")
     + gameView(tb).hall(tb)
     + `${tb.needs_referee ? `<div class="small"><b class="warn-text">${esc(t("{n} to check", { n: tb.needs_referee }))}</b></div>` : ""}</a>`).join("");
 }

@@ -1,4 +1,4 @@
-"""``tablescan render-match``: a simulated hand rendered as an overhead match video."""
+"""``tablescan render-match``: a simulated match (one deal or more) as an overhead video."""
 
 from __future__ import annotations
 
@@ -22,8 +22,16 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         action="store_true",
         help="use only held-out deck designs (shared/eval/HOLDOUT.md)",
     )
-    p.add_argument("--tricks", type=int, default=None, help="stop after this many tricks")
-    p.add_argument("--hands", type=int, default=None, help="deals to render (Gouji: 2)")
+    p.add_argument(
+        "--tricks", type=int, default=None, help="stop every deal after this many tricks"
+    )
+    p.add_argument(
+        "--hands",
+        type=int,
+        default=None,
+        help="a match of this many deals (80-points: 1, fewer when a side passes its last "
+        "level first; Gouji: 2)",
+    )
     p.add_argument("--design", default=None, help="one deck design by name, e.g. gnome/tango")
     p.set_defaults(func=run)
 
@@ -32,6 +40,9 @@ def run(args: argparse.Namespace) -> int:
     from tablescan.render import render_simulated
     from vision.synth.decks import DeckError
 
+    if args.hands is not None and args.hands < 1:
+        log.error("--hands %d: expected at least 1", args.hands)
+        return 2
     if args.output.suffix.lower() != ".mp4":
         log.error("-o %s: expected a .mp4 path", args.output)
         return 2

@@ -32,6 +32,7 @@ PUBLIC_KEYS = {
     "violations",
     "game",
     "places",
+    "match",  # deals' levels after, next banker, match over: no cards
 }
 
 

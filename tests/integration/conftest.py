@@ -16,3 +16,16 @@ DESIGN = "gnome/tango_nuevo"  # the quickest SVG deck to render
 def hand_clip(tmp_path_factory: pytest.TempPathFactory) -> RenderResult:
     out = tmp_path_factory.mktemp("hand") / "hand.mp4"
     return render_simulated("standard", SEED, out, split="eval", tricks=TRICKS, design=DESIGN)
+
+
+MATCH_SEED = 8  # two tricks a deal: the truth's next deal is what the judged short deal gives
+MATCH_TRICKS = 2
+
+
+@pytest.fixture(scope="session")
+def match_clip(tmp_path_factory: pytest.TempPathFactory) -> RenderResult:
+    """A rendered two-deal match (cards gathered and dealt again between the deals)."""
+    out = tmp_path_factory.mktemp("match") / "match.mp4"
+    return render_simulated(
+        "standard", MATCH_SEED, out, split="eval", tricks=MATCH_TRICKS, design=DESIGN, hands=2
+    )

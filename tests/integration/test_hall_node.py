@@ -89,7 +89,7 @@ def test_a_hall_table_node_delivers_its_whole_record_to_the_desk(
             assert desk.verify(table).ok
             assert wait_for(lambda: "signed_head" in desk.tables[table].state)
             head = desk.tables[table].state["signed_head"]
-            assert head is not None and head["rows"] > 0 and head["sig"]
+            assert head is not None and head["rows"] > 0 and head["sig"], desk.tables[table].state
             assert desk.tables[table].status == "offline"  # it said goodbye at exit
         finally:
             desk.stop()

@@ -3,6 +3,7 @@ events on the node's own path, exactly once, and the lights follow the referee."
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -152,11 +153,12 @@ def test_run_serial_option(
     assert board.pending == 0  # the board was told it arrived
 
 
-def test_run_refuses_to_resume_a_finished_hand(
+def test_run_resumes_between_deals_and_refuses_a_finished_match(
     hand_clip: RenderResult, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """A crash is resumed; a finished hand is not: a second ``run`` on the same data folder
-    and table writes nothing and says why."""
+    """A finished hand is resumed between deals (the same video: nothing new is written, the
+    new ``-o`` file follows the store); a finished match is never reopened: the next ``run``
+    writes nothing and says why."""
     from tablescan.cli import build_parser
 
     data = tmp_path / "data"
@@ -164,12 +166,18 @@ def test_run_refuses_to_resume_a_finished_hand(
     args = build_parser().parse_args([*argv, "-o", str(tmp_path / "first.jsonl")])
     assert args.func(args) == 0
     again = build_parser().parse_args([*argv, "-o", str(tmp_path / "second.jsonl")])
-    assert again.func(again) == 2
-    assert "already holds a finished hand" in caplog.text
-    assert not (tmp_path / "second.jsonl").exists()
+    assert again.func(again) == 0
     store = store_wiring(data, load_config(hand_clip.table))[2]
     try:
-        record = store.events(store.tables()[0])
+        table = store.tables()[0]
+        record = store.events(table)
+        assert [e["type"] for e in record].count("hand_end") == 1  # nothing written twice
+        second = [json.loads(line) for line in (tmp_path / "second.jsonl").read_text().splitlines()]
+        assert [e["seq"] for e in second] == [e["seq"] for e in record]
+        store.append_event(table, {"v": 1, "t": 99.0, "type": "match_end", "reason": "referee"})
     finally:
         store.close()
-    assert [e["type"] for e in record].count("hand_end") == 1
+    third = build_parser().parse_args([*argv, "-o", str(tmp_path / "third.jsonl")])
+    assert third.func(third) == 2
+    assert "holds a finished match" in caplog.text and "never reopened" in caplog.text
+    assert not (tmp_path / "third.jsonl").exists()

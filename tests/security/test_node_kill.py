@@ -3,9 +3,9 @@ restart refuses a finished hand), and the ``-o`` JSONL missed an event stored ju
 kill (a resumed node does not write stored events again). The kill is made exact by
 ``tests.security.killer`` (the real CLI, SIGKILLing itself at that point).
 
-Both are in the node/run path (``tablescan/node.py``, ``tablescan/commands/run.py``), which
-another change is reworking: these tests are strict xfails until that fix lands (see the
-reasons), so they turn red the day the fault is fixed and the marks must go."""
+Now: a restart resumes between deals and the stored record is judged again, its rulings
+chained once each (a finished match: chained, then the start is refused); a resumed node first
+appends to ``-o`` the stored events its last run did not write there."""
 
 from __future__ import annotations
 
@@ -15,8 +15,6 @@ import subprocess
 import sys
 from pathlib import Path
 from typing import Any
-
-import pytest
 
 from evidence import EvidenceStore
 from tablescan.render import RenderResult
@@ -49,12 +47,6 @@ def table_of(clip: RenderResult) -> str:
     return clip.table.stem.removesuffix(".table")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="spine: on start, a record that holds hand_end but lacks the rulings the referee "
-    "gives on it must be re-judged from the store and the missing rulings chained "
-    "(append_ruling is idempotent) before refusing the finished hand",
-)
 def test_kill_right_after_hand_end_keeps_the_outcome_rulings(
     hand_clip: RenderResult, tmp_path: Path
 ) -> None:
@@ -73,11 +65,6 @@ def test_kill_right_after_hand_end_keeps_the_outcome_rulings(
     assert after == want
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="spine: a resumed node must first append to -o the stored events its last run "
-    "did not write there (the store is the acknowledged record; -o follows it)",
-)
 def test_output_jsonl_misses_no_event_after_a_kill(hand_clip: RenderResult, tmp_path: Path) -> None:
     table = table_of(hand_clip)
     data, out = tmp_path / "data", tmp_path / "out.jsonl"

@@ -194,6 +194,22 @@ class Director:
         for s in range(self.n):
             self.in_area[s] = []
 
+    def gather(self, seat: int) -> None:
+        """Between deals: the dealer gathers what lies on the table (the bottom turned up)
+        and takes it to their edge, leaving the cloth empty for the next deal."""
+        ids = list(self.scene.objs)
+        if ids:
+            o = self.scene.objs[ids[0]]
+            self.move_hand(seat, (o.x, o.y), self.rng.randint(4, 6))
+            for oid in ids:
+                self.scene.objs[oid].face_up = False
+            self.move_hand(seat, self.edge(seat), self.rng.randint(5, 7), carry=ids)
+            for oid in ids:
+                del self.scene.objs[oid]
+            self.scene.hand = None
+        self.bottom = []
+        self.in_area = {s: [] for s in range(self.n)}
+
     def settle(self, event: dict[str, Any]) -> None:
         """The event's cards are down and the hand is gone: this frame is its truth time."""
         self.tl.truth.append((len(self.tl.frames), event))
@@ -227,10 +243,21 @@ def direct(
     d = Director(n, layout, rng)
     winners = winners or play_order_winners(events, n)
     played_in_trick = 0
+    dealt = False  # a deal was played: the next hand_start gathers the cards first
     d.idle(6, 8)
     for idx, ev in enumerate(events):
         kind = ev["type"]
-        if kind == "declare":
+        if kind == "hand_start" and dealt:
+            d.idle(6, 10)
+            banker = ev.get("banker")
+            d.gather(banker if isinstance(banker, int) else 0)
+            d.idle(6, 8)
+            d.settle(ev)
+            d.idle(4, 6)
+        elif kind == "hand_end":
+            dealt = True
+            d.settle(ev)
+        elif kind == "declare":
             ids = d.lay(ev["seat"], list(ev["cards"]), ev["seat"])
             d.settle(ev)
             d.idle(6, 9)

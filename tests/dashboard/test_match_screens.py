@@ -1,0 +1,104 @@
+"""The match on the screens, in real Chromium: the table page's match panel (every deal's
+levels after, the next banker), a referee ending the match from it, then "match over" with
+the result on the table page and the hall, which never say "playing" after ``match_end``."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Browser, sync_playwright
+
+from dashboard.app import create_app
+from dashboard.desk import register
+from dashboard.hub import Hub
+from dashboard.users import UserStore
+from evidence import EvidenceStore
+from tests.dashboard.browser import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, LiveServer
+from tests.dashboard.conftest import FAST_HASH, PASSWORD, match_record
+
+SCREENS = ARTIFACTS.parent / "screens"
+RECORD = [e for e in match_record(seed=2, hands=2, inject=0) if e["type"] != "match_end"]
+WORDS = {
+    "en": ("match over", "Match over", "playing", "en-US,en;q=0.9"),
+    "zh-CN": ("比赛结束", "比赛结束", "进行中", "zh-CN,zh;q=0.9"),
+}
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    SCREENS.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+def site(data: Path) -> dict[str, Any]:
+    users = UserStore(data)
+    users.add("ref1", "referee", PASSWORD, n=FAST_HASH)
+    users.close()
+    store = EvidenceStore(data, durable=False)
+    register(store, "t1", by="test")  # the desk referee judges (no node here)
+    for e in RECORD:
+        store.append_event("t1", e)
+    hub = Hub(store, poll_s=0.02)
+    app = create_app(data, hub=hub, SSE_PING_S=2.0)
+    return {"server": LiveServer(app), "hub": hub, "store": store}
+
+
+@pytest.mark.parametrize("lang", list(WORDS))
+def test_the_match_on_the_table_page_and_the_hall(
+    tmp_path: Path, browser: Browser, lang: str
+) -> None:
+    over_word, over_head, playing, accept = WORDS[lang]
+    s = site(tmp_path)
+    url, hub = s["server"].url, s["hub"]
+    ctx = browser.new_context(
+        viewport={"width": 1440, "height": 900},
+        locale=lang,
+        extra_http_headers={"Accept-Language": accept},
+    )
+    page = ctx.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        page.goto(url + "/login")
+        page.fill("input[name=username]", "ref1")
+        page.fill("input[name=password]", PASSWORD)
+        page.click("form:not(.lang-switch) button[type=submit]")
+        page.wait_for_url(url + "/")
+        page.goto(url + "/tables/t1")
+        page.wait_for_selector('#match tr[data-hand="2"]')
+        state = hub.state_json("t1")
+        assert '"levels_after"' in state
+        levels = [h["levels_after"] for h in hub.tables["t1"].view["match"]["hands"]]
+        rows = page.locator("#match tbody tr")
+        assert rows.count() == 2
+        for i, lv in enumerate(levels):
+            assert " : ".join(lv) in rows.nth(i).inner_text()
+        assert playing not in page.inner_text("#play-status")  # between hands
+        assert page.locator('#match button[data-match="start_hand"]').count() == 1
+        page.click('#match button[data-match="end_match"]')
+        page.wait_for_selector("#match-over")
+        assert over_head in page.inner_text("#match-over")
+        assert over_word in page.inner_text("#play-status")
+        assert playing not in page.inner_text("#headline")
+        assert page.locator("#match button[data-match]").count() == 0  # a match is not reopened
+        assert hub.store.events("t1")[-1]["type"] == "match_end"
+        page.screenshot(path=str(SCREENS / f"{lang}-1440-match-over.png"), full_page=True)
+        page.goto(url + "/")
+        page.wait_for_selector("a.tcard .match-over")
+        card = page.inner_text("a.tcard")
+        assert over_head in card and playing not in card
+        for lv in levels[-1]:
+            assert lv in page.inner_text("a.tcard .match-over")
+        page.screenshot(path=str(SCREENS / f"{lang}-1440-match-hall.png"), full_page=True)
+        assert not errors, errors
+    finally:
+        ctx.close()
+        hub.stop()
+        s["server"].close()
+        s["store"].close()
