@@ -57,7 +57,8 @@ def main() -> int:
     print(
         f"{a.detector}: plays exact {len(tp) - len(wrong)}/{len(tp)} (read {len(rp)}); "
         f"referee prompts {prompts}; silent errors {len(silent)}; "
-        f"violations ruled {len(jr['violations'])} (truth {len(jt['violations'])})"
+        f"violations ruled {len(jr['violations'])} (truth {len(jt['violations'])}), "
+        f"of them firm {sum(not v.get('provisional') for v in jr['violations'])}"
     )
     return 0
 

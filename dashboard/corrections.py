@@ -23,12 +23,11 @@ from dashboard.i18n import rule_name
 from dashboard.view import TableFold
 from engine.cards import CardError, format_cards, parse_cards
 from engine.games import referee_for
-from engine.record import CORRECTION_OWN_FIELDS, apply_corrections
+from engine.record import CORRECTION_OWN_FIELDS, Event, apply_corrections
 from evidence import StoreError
 
 bp = Blueprint("corrections", __name__, url_prefix="/api")
 UNDO = re.compile(r"^undo #(\d+)")
-Event = dict[str, Any]
 
 
 def _bad(message: str, status: int = 400) -> tuple[Any, int]:

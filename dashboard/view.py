@@ -1,6 +1,9 @@
 """What the screens show, folded one store row at a time from the match record and the rulings
 the table's one judge stored.
 
+Over 600 lines on purpose: one fold (one state per table, updated per row); its handlers share
+that state, and splitting them would scatter one state machine.
+
 The dashboard judges nothing here: winners and points of tricks, violations (and whether they
 are provisional), withdrawals and deal outcomes come only from stored ``ruling`` rows (the
 node's referee, or the desk referee of ``dashboard.desk``). The record adds what only it
@@ -25,8 +28,7 @@ from dashboard.view_gouji import GoujiPanel
 from engine.cards import CardError, parse_cards
 from engine.games import GAMES
 from engine.gouji.table import HAND as GOUJI_HAND
-
-Event = dict[str, Any]
+from engine.record import Event
 
 #: keys whose value only grows by appends between two ``take_changes`` (sent as ``append``)
 APPENDABLE = ("plays", "audit")

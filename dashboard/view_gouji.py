@@ -13,8 +13,8 @@ from typing import Any
 from engine.gouji.plays import is_gouji
 from engine.gouji.rules import Rules
 from engine.gouji.scoring import PLACE_NAMES
+from engine.record import Event
 
-Event = dict[str, Any]
 TRIBUTE = ("tribute", "进贡", "return", "还贡")
 
 

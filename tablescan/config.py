@@ -1,5 +1,8 @@
 """The table's config file (``table.toml``): who sits where, what camera, how it is calibrated.
 
+Over 600 lines on purpose: the whole table.toml contract is one schema with its descriptions,
+bounds and error wording, the single source the reference doc is generated from.
+
 One file per physical table, written by ``tablescan setup`` for a real table or by
 ``render-match`` for rendered videos. The file's contract is one typed schema (``TableFile``,
 pydantic v2, unknown keys refused) from which ``docs/table-config.md`` is generated, so the

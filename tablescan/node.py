@@ -12,9 +12,8 @@ from __future__ import annotations
 
 import logging
 import time
-from collections import Counter, deque
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections import deque
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -23,16 +22,18 @@ import numpy as np
 from numpy.typing import NDArray
 
 from engine.games import RefereeLike
-from engine.record import SeqCounter
+from engine.record import Event, SeqCounter
 from tablescan.config import TableConfig
 from tablescan.fusion import Decision, Fusion, Trick
 from tablescan.fusion_gouji import answer_count_check
+from tablescan.match import doubted_at_once, match_result, next_deal, rulings_of
+from tablescan.node_hooks import NodeHooks, NodeStats
 from vision.reading import TableReader
 from vision.sources import Frame
 from vision.tracking import Observation
 
+__all__ = ["NodeHooks", "NodeStats", "TableNode", "from_camera", "rulings_of"]
 log = logging.getLogger(__name__)
-Event = dict[str, Any]
 # what the camera path writes (a resume replays these; buttons and referees' events it does not)
 CAMERA_EVENTS = frozenset({"play", "declare", "bury", "bottom_reveal", "needs_referee", "hand_end"})
 FROM_TABLE = {"from": "table"}  # the meta of a hand_start/match_end the node saw on the table
@@ -45,126 +46,6 @@ def from_camera(ev: Event) -> bool:
     if ev["type"] in ("hand_start", "match_end"):
         return (ev.get("meta") or {}).get("from") == "table"
     return ev["type"] in CAMERA_EVENTS or (ev["type"] == "correction" and ev.get("by") == "camera")
-
-
-def next_deal(referee: Any, n_seats: int, hand: int) -> Event | None:
-    """The next deal's ``hand_start`` fields as the referee's outcome of the last deal says
-    (banker, and the level of the banker's side), or None when the match is over (a side
-    passed its last level). A referee with its own ``next_hand()`` (a game whose deals go
-    otherwise) is asked that instead; without a ruled outcome the declarations decide."""
-    own = getattr(referee, "next_hand", None)
-    if callable(own):
-        got = own()
-        return None if got is None else {"type": "hand_start", **got}
-    report = referee.report() if referee is not None else {}
-    hands = report.get("hands") or []
-    last = hands[-1] if hands else {}
-    out = last.get("outcome") or {}
-    if out.get("game_over"):
-        return None
-    banker, nb = last.get("banker"), out.get("next_banker")
-    if isinstance(nb, int):
-        nxt: int | None = nb
-    elif isinstance(banker, int) and nb in ("partner", "next"):
-        nxt = (banker + (2 if nb == "partner" else 1)) % n_seats
-    else:
-        nxt = None
-    teams = report.get("teams") or []
-    levels = last.get("levels_after") or []
-    team = next((i for i, t in enumerate(teams) if nxt in t), None)
-    level = str(levels[team]) if team is not None and team < len(levels) else None
-    if level is None:
-        level = str(last.get("trump", {}).get("level") or "2") if last else "2"
-    return {"type": "hand_start", "hand": hand + 1, "banker": nxt, "level": level}
-
-
-def doubted_at_once(events: Sequence[Event]) -> set[int]:
-    """Seqs of events written with their doubt at once (a ``needs_referee`` on it right
-    after it): their violations were provisional when given, and are when re-sent."""
-    return {
-        int(e["ref"])
-        for e in events
-        if e["type"] == "needs_referee"
-        and isinstance(e.get("ref"), int)
-        and e["seq"] == e["ref"] + 1
-    }
-
-
-def rulings_of(referee: RefereeLike, events: Sequence[Event]) -> list[dict[str, Any]]:
-    """Every ruling ``referee`` gives on the stored ``events`` (in seq order), as the node
-    gave them (a violation on a read doubted at once: provisional): what a restart chains
-    again when a crash came between an event and its rulings (the store keeps each once)."""
-    doubted = doubted_at_once(events)
-    out: list[dict[str, Any]] = []
-    for ev in sorted(events, key=lambda e: int(e["seq"])):
-        for r in referee.feed(ev):
-            if int(ev["seq"]) in doubted and r.get("kind") == "violation":
-                r = {**r, "provisional": True}
-            out.append(r)
-    return out
-
-
-def match_result(referee: Any) -> dict[str, Any]:
-    """``match_end``'s ``result``: deals played, each team's level, the winning team."""
-    report = referee.report() if referee is not None else {}
-    hands = report.get("hands") or []
-    last = hands[-1] if hands else {}
-    out = last.get("outcome") or {}
-    winner = None
-    if out.get("game_over"):
-        side = out.get("side")
-        banker = last.get("banker")
-        teams = report.get("teams") or []
-        b_team = next((i for i, t in enumerate(teams) if banker in t), None)
-        if b_team is not None:
-            winner = b_team if side == "banker" else 1 - b_team
-    return {"hands": len(hands), "levels": list(last.get("levels_after") or []), "winner": winner}
-
-
-@dataclass
-class NodeHooks:
-    """Callbacks for the parts around the node; each is optional and must not block long.
-
-    ``on_event(event)``: every record event as written (validated, with ``seq``).
-    ``on_evidence(event, paths)``: the JPEGs kept for an event (masked frames before/after).
-    ``on_ruling(event, ruling)``: each ruling the referee gave on that event.
-    ``on_observation(obs)``: each tracker observation (for live views and debugging).
-    ``on_frame(frame)``: every frame read (``node.reader.masked`` hides the hands).
-    ``foreign(after_seq)``: events others (the dashboard's referees) stored after that seq;
-    the node takes them into its record and referee before it numbers its next event.
-    """
-
-    on_event: Callable[[Event], None] | None = None
-    on_evidence: Callable[[Event, list[Path]], None] | None = None
-    on_ruling: Callable[[Event, dict[str, Any]], None] | None = None
-    on_observation: Callable[[Observation], None] | None = None
-    on_frame: Callable[[Frame], None] | None = None
-    foreign: Callable[[int], list[Event]] | None = None
-
-
-@dataclass
-class NodeStats:
-    frames: int = 0
-    reads: int = 0  # recognizer runs (still frames with a ready area)
-    events: int = 0
-    needs_referee: int = 0
-    errors: Counter[str] = field(default_factory=Counter)
-    read_ms: list[float] = field(default_factory=list)
-    latency_ms: list[float] = field(default_factory=list)  # first still frame → event written
-    wall_s: float = 0.0
-
-    def as_dict(self) -> dict[str, Any]:
-        med = float(np.median(self.latency_ms)) if self.latency_ms else None
-        return {
-            "frames": self.frames,
-            "reads": self.reads,
-            "events": self.events,
-            "needs_referee": self.needs_referee,
-            "errors": dict(self.errors),
-            "read_ms_median": float(np.median(self.read_ms)) if self.read_ms else None,
-            "latency_ms_median": med,
-            "frames_per_s": self.frames / self.wall_s if self.wall_s > 0 else None,
-        }
 
 
 class TableNode:

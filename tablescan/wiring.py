@@ -1,5 +1,8 @@
 """Start-up of a table node, step by step, for ``run``, ``replay`` and ``demo``.
 
+Over 600 lines on purpose: the one start-up reads as one list of steps, and splitting the steps
+across files would hide the order they run in.
+
 In the style of Frigate's ``FrigateApp.start()``: ``TableApp.start`` is one readable list of
 steps, each a small method; ``stop`` undoes them in reverse; ``run`` is the source loop.
 
@@ -27,9 +30,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from engine.games import RefereeLike, referee_for
-from engine.record import dumps_event
+from engine.record import Event, dumps_event
 from tablescan.config import TableConfig, load_config
-from tablescan.node import Event, NodeHooks, NodeStats, TableNode, rulings_of
+from tablescan.node import NodeHooks, NodeStats, TableNode, rulings_of
 from vision.calibration import (
     Area,
     Calibration,

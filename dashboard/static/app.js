@@ -200,16 +200,20 @@ function drawMatch(v) {
   const el = $("#match");
   if (!el || !v.seats) return;
   const m = v.match || { hands: [] };
-  const rows = (m.hands || []).map((h) => `<tr data-hand="${h.hand}"><td>${h.hand}</td><td>${h.banker != null ? seatName(v, h.banker) : "–"}</td><td>${esc((h.levels_after || []).join(" : ") || "–")}</td><td>${h.next_banker != null ? seatName(v, h.next_banker) : "–"}</td></tr>`).join("");
+  const noBanker = gameView(v).noBanker;  /* Gouji: deals and their finishing order, no banker or levels */
+  const rows = noBanker
+    ? ((v.panel || {}).deals || []).map((d, i) => `<tr data-hand="${i + 1}"><td>${i + 1}</td><td>${goujiPlacesText(v, { places: (d.finishing_order || []).map((seat, k) => ({ seat, place: (v.panel.place_names || [])[k] })).filter((x) => x.seat != null) })}</td></tr>`).join("")
+    : (m.hands || []).map((h) => `<tr data-hand="${h.hand}"><td>${h.hand}</td><td>${h.banker != null ? seatName(v, h.banker) : "–"}</td><td>${esc((h.levels_after || []).join(" : ") || "–")}</td><td>${h.next_banker != null ? seatName(v, h.next_banker) : "–"}</td></tr>`).join("");
+  const heads = noBanker ? `<th>#</th><th>${esc(t("Finishing order"))}</th>` : `<th>#</th><th>${esc(t("banker"))}</th><th>${esc(t("Levels after"))}</th><th>${esc(t("Next banker"))}</th>`;
   const head = m.over
     ? `<div class="match-over" id="match-over"><b>${esc(t("Match over"))}</b> · ${esc(resultText(v, m.result || {}))}</div>`
-    : `<div class="small">${esc(t("Hand {n} of the match", { n: v.hand ?? "–" }))}${m.next_banker != null ? " · " + esc(t("next banker {name}", { name: (v.seats[m.next_banker] || {}).name || m.next_banker })) : ""}</div>`;
+    : `<div class="small">${esc(t("Hand {n} of the match", { n: v.hand ?? "–" }))}${m.next_banker != null && !noBanker ? " · " + esc(t("next banker {name}", { name: (v.seats[m.next_banker] || {}).name || m.next_banker })) : ""}</div>`;
   const playing = v.status === "playing";
   const controls = CAN_RULE && !m.over
     ? `<div class="controls">${playing ? `<button class="rule-btn" data-match="end_hand">${esc(t("End the hand"))}</button>` : `<button class="rule-btn" data-match="start_hand">${esc(t("Start the next hand"))}</button>`}<button class="rule-btn" data-match="end_match">${esc(t("End the match"))}</button><span class="small msg"></span></div>`
     : "";
   el.innerHTML = `<h2>${esc(t("Match"))}</h2>${head}`
-    + `<table class="grid small"><thead><tr><th>#</th><th>${esc(t("banker"))}</th><th>${esc(t("Levels after"))}</th><th>${esc(t("Next banker"))}</th></tr></thead><tbody>${rows || `<tr><td colspan="4" class="muted">${esc(t("No hand finished yet."))}</td></tr>`}</tbody></table>`
+    + `<table class="grid small"><thead><tr>${heads}</tr></thead><tbody>${rows || `<tr><td colspan="4" class="muted">${esc(t("No hand finished yet."))}</td></tr>`}</tbody></table>`
     + controls;
 }
 

@@ -9,8 +9,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from engine.record import Event
 from tablescan.demo.view import TerminalView
-from tablescan.node import Event, NodeHooks
+from tablescan.node import NodeHooks
 from tablescan.recorded_presses import presses_beside
 from tablescan.render import played, read_truth, render_simulated
 from tablescan.wiring import TableApp, chain_hooks

@@ -5,7 +5,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from tablescan.node import Event, TableNode
+from engine.record import Event
+from tablescan.node import TableNode
 
 
 class TerminalView:

@@ -1,0 +1,85 @@
+"""The match as the node follows it: what the referee's outcome of a deal says of the next
+one, which reads were doubted at once, the rulings a record yields, and the match's result.
+Kept apart from the node so the node is the per-frame path alone."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from engine.games import RefereeLike
+from engine.record import Event
+
+
+def next_deal(referee: Any, n_seats: int, hand: int) -> Event | None:
+    """The next deal's ``hand_start`` fields as the referee's outcome of the last deal says
+    (banker, and the level of the banker's side), or None when the match is over (a side
+    passed its last level). A referee with its own ``next_hand()`` (a game whose deals go
+    otherwise) is asked that instead; without a ruled outcome the declarations decide."""
+    own = getattr(referee, "next_hand", None)
+    if callable(own):
+        got = own()
+        return None if got is None else {"type": "hand_start", **got}
+    report = referee.report() if referee is not None else {}
+    hands = report.get("hands") or []
+    last = hands[-1] if hands else {}
+    out = last.get("outcome") or {}
+    if out.get("game_over"):
+        return None
+    banker, nb = last.get("banker"), out.get("next_banker")
+    if isinstance(nb, int):
+        nxt: int | None = nb
+    elif isinstance(banker, int) and nb in ("partner", "next"):
+        nxt = (banker + (2 if nb == "partner" else 1)) % n_seats
+    else:
+        nxt = None
+    teams = report.get("teams") or []
+    levels = last.get("levels_after") or []
+    team = next((i for i, t in enumerate(teams) if nxt in t), None)
+    level = str(levels[team]) if team is not None and team < len(levels) else None
+    if level is None:
+        level = str(last.get("trump", {}).get("level") or "2") if last else "2"
+    return {"type": "hand_start", "hand": hand + 1, "banker": nxt, "level": level}
+
+
+def doubted_at_once(events: Sequence[Event]) -> set[int]:
+    """Seqs of events written with their doubt at once (a ``needs_referee`` on it right
+    after it): their violations were provisional when given, and are when re-sent."""
+    return {
+        int(e["ref"])
+        for e in events
+        if e["type"] == "needs_referee"
+        and isinstance(e.get("ref"), int)
+        and e["seq"] == e["ref"] + 1
+    }
+
+
+def rulings_of(referee: RefereeLike, events: Sequence[Event]) -> list[dict[str, Any]]:
+    """Every ruling ``referee`` gives on the stored ``events`` (in seq order), as the node
+    gave them (a violation on a read doubted at once: provisional): what a restart chains
+    again when a crash came between an event and its rulings (the store keeps each once)."""
+    doubted = doubted_at_once(events)
+    out: list[dict[str, Any]] = []
+    for ev in sorted(events, key=lambda e: int(e["seq"])):
+        for r in referee.feed(ev):
+            if int(ev["seq"]) in doubted and r.get("kind") == "violation":
+                r = {**r, "provisional": True}
+            out.append(r)
+    return out
+
+
+def match_result(referee: Any) -> dict[str, Any]:
+    """``match_end``'s ``result``: deals played, each team's level, the winning team."""
+    report = referee.report() if referee is not None else {}
+    hands = report.get("hands") or []
+    last = hands[-1] if hands else {}
+    out = last.get("outcome") or {}
+    winner = None
+    if out.get("game_over"):
+        side = out.get("side")
+        banker = last.get("banker")
+        teams = report.get("teams") or []
+        b_team = next((i for i, t in enumerate(teams) if banker in t), None)
+        if b_team is not None:
+            winner = b_team if side == "banker" else 1 - b_team
+    return {"hands": len(hands), "levels": list(last.get("levels_after") or []), "winner": winner}
