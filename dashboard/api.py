@@ -61,6 +61,71 @@ def tables() -> Any:
     return jsonify(hub().summary())
 
 
+def hall_queue(h: Hub) -> list[dict[str, Any]]:
+    """``GET /api/violations``: every table's open violations and open camera prompts
+    (``needs_referee``), newest first (by when the play concerned was stored), each with its
+    table, the table's hall link (``online``/``offline``/``late`` at the desk, else None) and
+    the URL of the table's own queue, where the referee rules it."""
+    links = {t["id"]: t.get("link") for t in h.summary()}
+    items: list[dict[str, Any]] = []
+    for tid, table in sorted(h.tables.items()):
+        with table.lock:
+            view, wall = table.view, table.fold.wall
+            seats = view.get("seats") or []
+
+            def seat_name(seat: Any, seats: list[Any] = seats) -> str | None:
+                ok = isinstance(seat, int) and 0 <= seat < len(seats)
+                return str(seats[seat].get("name")) if ok else None
+
+            base = {"table": tid, "link": links.get(tid), "url": f"/tables/{tid}/violations"}
+            for v in view.get("violations", []):
+                if (v.get("status") or "open") != "open":
+                    continue
+                seqs = [s for s in (v.get("at_seq"), v.get("proven_by_seq")) if isinstance(s, int)]
+                seq = max(seqs) if seqs else None
+                items.append(
+                    {
+                        **base,
+                        "kind": "violation",
+                        "id": v.get("id"),
+                        "rule": v.get("rule"),
+                        "seat": v.get("seat"),
+                        "seat_name": seat_name(v.get("seat")),
+                        "hand": v.get("hand"),
+                        "how": v.get("how"),
+                        "penalty": v.get("penalty"),
+                        "provisional": bool(v.get("provisional")),
+                        "seq": seq,
+                        "at": wall.get(seq) if seq is not None else None,
+                    }
+                )
+            for e in view.get("needs_referee", []):
+                target = table.fold.events.get(e.get("ref"))
+                seat = target.get("seat") if target else None
+                items.append(
+                    {
+                        **base,
+                        "kind": "needs_referee",
+                        "id": f"seq:{e.get('ref')}",
+                        "ref": e.get("ref"),
+                        "reason": e.get("reason"),
+                        "seat": seat,
+                        "seat_name": seat_name(seat),
+                        "hand": view.get("hand"),
+                        "type": target.get("type") if target else None,
+                        "seq": e.get("seq"),
+                        "at": wall.get(e.get("seq")),
+                    }
+                )
+    items.sort(key=lambda x: (-(x["at"] or 0.0), -(x["seq"] or 0)))
+    return items
+
+
+@bp.get("/violations")
+def hall_violations() -> Any:
+    return jsonify(hall_queue(hub()))
+
+
 @bp.get("/tables/<tid>/state")
 def state(tid: str) -> Any:
     table = _table_or_404(tid)

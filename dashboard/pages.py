@@ -26,6 +26,13 @@ def hall() -> str:
     return render_template("hall.html", page="hall")
 
 
+@bp.get("/violations")
+@login_required
+def hall_violations() -> str:
+    """One queue across the hall: every table's open flags, each linking to its table's queue."""
+    return render_template("hall_violations.html", page="hall_violations")
+
+
 @bp.get("/tables/<tid>")
 @login_required
 def table(tid: str) -> str:

@@ -628,6 +628,41 @@ function drawHall(tables) {
     + `${tb.needs_referee ? `<div class="small"><b class="warn-text">${esc(t("{n} to check", { n: tb.needs_referee }))}</b></div>` : ""}</a>`).join("");
 }
 
+/* ---------------------------------------------------------------- hall violation queue */
+
+/* One queue across the hall (GET /api/violations, newest first): each open flag or camera
+   read to check with its table (marked when the desk hears it offline or late); the referee
+   rules it on the table's own queue. Redrawn on every hall change, and every 5 s besides, so
+   a table going late shows without a change. */
+function hallQueueItem(x) {
+  const link = x.link && x.link !== "online" ? ` <span class="status open" data-link="${esc(x.link)}">${esc(({ offline: t("offline"), late: t("late") })[x.link] || x.link)}</span>` : "";
+  const who = x.seat_name != null ? esc(x.seat_name) : x.seat != null ? esc(t("seat {n}", { n: x.seat })) : esc(t("the table"));
+  const what = x.kind === "needs_referee"
+    ? `<span class="rule warn-text">${esc(t("Camera read to check"))}</span><span>${who}</span><span class="muted">${esc(reasonText(x.reason))} · ${esc(t("seq {n}", { n: x.ref }))}</span>`
+    : `<span class="rule" data-rule="${esc(x.rule)}">${esc(ruleName(x.rule))}</span><span>${who}</span><span class="status open">${esc(t("open"))}</span>${x.provisional ? `<span class="status">${esc(t("provisional"))}</span>` : ""}<span class="muted">${esc(t("hand {n}", { n: x.hand ?? "–" }))} · ${esc(t("penalty"))}: ${penaltyText(x.penalty)}</span>`;
+  return `<section class="panel hq-item" data-table="${esc(x.table)}" data-kind="${esc(x.kind)}" data-id="${esc(x.id)}" style="display:flex;flex-wrap:wrap;gap:6px 12px;align-items:baseline;overflow-wrap:anywhere">`
+    + `<b class="hq-table">${esc(t("Table {id}", { id: x.table }))}${link}</b>${what}<span class="muted small">${clock(x.at)}</span>`
+    + `<a class="hq-rule" href="${esc(x.url)}">${esc(t("Rule it in the table's queue"))} →</a></section>`;
+}
+
+let hallQueueBusy = false, hallQueueAgain = false;  // one fetch at a time; a change meanwhile fetches once more
+async function drawHallQueue() {
+  if (hallQueueBusy) { hallQueueAgain = true; return; }
+  hallQueueBusy = true;
+  hallQueueAgain = false;
+  try {
+    const items = await getJSON("/api/violations");
+    const root = $("#hall-queue");
+    root.innerHTML = items.length ? items.map(hallQueueItem).join("") : `<div class="panel muted">${esc(t("Nothing open at any table."))}</div>`;
+    document.body.dataset.items = String(items.length);
+  } catch (err) {
+    setLive(false);
+  } finally {
+    hallQueueBusy = false;
+    if (hallQueueAgain) drawHallQueue();
+  }
+}
+
 /* ---------------------------------------------------------------- health */
 
 function fmtBytes(n) {
@@ -811,6 +846,10 @@ if (PAGE === "table" && TID) {
 }
 if (PAGE === "hall") {
   openStream("/api/hall/stream", { hall: drawHall });
+} else if (PAGE === "hall_violations") {
+  openStream("/api/hall/stream", { hall: drawHallQueue });
+  drawHallQueue();
+  setInterval(drawHallQueue, 5000);
 } else if (PAGE === "health") {
   drawHealth();
   setInterval(drawHealth, 2000);
