@@ -103,7 +103,7 @@ def main() -> int:
         work = Path(tmp)
         users = {"desk": DESK_PASSWORD, **dict.fromkeys(tables, PASSWORD)}
         broker = LocalBroker(work / "broker", users).start()
-        desk_store = EvidenceStore(work / "desk", durable=args.desk_durable)
+        desk_store = EvidenceStore(work / "desk", durable=args.desk_durable, sign_every_s=1.0)
         desk = Desk(desk_store, HallConfig(broker=broker.url, password=DESK_PASSWORD)).start()
         desk.connected.wait(10)
         nodes_root = work / "nodes"

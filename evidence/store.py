@@ -92,7 +92,11 @@ class EvidenceStore:
         *,
         clock: Callable[[], float] = time.time,
         durable: bool = True,
+        sign_every_s: float = 0.0,
     ) -> None:
+        """``sign_every_s``: sign the chain's end at most that often (and at close); 0 signs
+        every commit, as a table node does. A desk's replica store, taking a whole hall's
+        rows, signs its own end once a second instead of once a row."""
         self.data_dir = Path(data_dir)
         self.media_dir = self.data_dir / MEDIA_DIR
         self.media_dir.mkdir(parents=True, exist_ok=True)
@@ -109,6 +113,9 @@ class EvidenceStore:
         self.rejected = 0  # writes refused (bad input), for the health page
         self._table_locks: dict[str, TableLock] = {}
         self._signer: Ed25519PrivateKey | None = None  # made on the first write
+        self._sign_every_s = sign_every_s
+        self._signed_at = 0.0  # monotonic time of the last signature
+        self._unsigned = False  # rows committed since the last signature
 
     @staticmethod
     def exists(data_dir: str | os.PathLike[str]) -> bool:
@@ -119,6 +126,8 @@ class EvidenceStore:
 
     def close(self) -> None:
         with self._lock:
+            if self._unsigned:
+                self._sign_end()
             self._db.close()
             for lock in self._table_locks.values():
                 lock.release()
@@ -157,6 +166,14 @@ class EvidenceStore:
     def _publish_head(self) -> None:
         """Sign the chain's new end (last row id and hash) into ``DATA/head.json``, after
         the rows are durable: a signed head never names a row that could still be lost."""
+        now = time.monotonic()
+        if self._sign_every_s and now - self._signed_at < self._sign_every_s:
+            self._unsigned = True  # signed at the next commit due, at close or on request
+            return
+        self._sign_end()
+
+    def _sign_end(self) -> None:
+        self._signed_at, self._unsigned = time.monotonic(), False
         row = self._db.execute("SELECT id, hash FROM chain ORDER BY id DESC LIMIT 1").fetchone()
         if row is None:
             return
@@ -170,7 +187,7 @@ class EvidenceStore:
             head = read_head(self.data_dir)
             tip = self._db.execute("SELECT id, hash FROM chain ORDER BY id DESC LIMIT 1").fetchone()
             if tip is not None and (head is None or head.get("rows") != tip[0]):
-                self._publish_head()
+                self._sign_end()
                 head = read_head(self.data_dir)
             return head
 

@@ -58,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
     # The desk is a replica: without an fsync per append a power cut loses at most the last
     # commits (one WAL: the ledger never runs ahead of the store), and the desk asks the
     # tables for them again; the nodes' own stores stay fully durable.
-    hub = DeskHub(EvidenceStore(args.data, durable=False))
+    hub = DeskHub(EvidenceStore(args.data, durable=False, sign_every_s=1.0))
     app = create_app(args.data, hub=hub)
     desk = Desk(hub.store, cfg, user=args.user, late_s=args.late_s, on_change=hub.changed)
     hub.desk = desk
