@@ -14,6 +14,7 @@ the first still frame to the event (median), and replay frames/s.
                                         # and levels against the truth, and the match result
 
 Renders go to ``renders/bench/`` (``renders/bench-train/``; git-ignored), reused when there.
+The latency histogram goes to ``artifacts/bench/pipeline_latency.png`` (git-ignored).
 """
 
 from __future__ import annotations
@@ -35,10 +36,18 @@ from engine.record import apply_corrections  # noqa: E402
 from tablescan.config import load_config  # noqa: E402
 from tablescan.render import read_truth, render_simulated  # noqa: E402
 from tablescan.wiring import Detector, build_node, load_detector, run_source  # noqa: E402
+from vision.plots import latency_png  # noqa: E402
 from vision.sources import open_source  # noqa: E402
 from vision.synth.labels import LabelDetector  # noqa: E402
 
 Play = tuple[int, tuple[str, ...]]
+PLOTS = ROOT / "artifacts" / "bench"
+
+
+def plot_latency(series: dict[str, list[float]], name: str, title: str) -> None:
+    """The latency histogram beside the printed medians (a picture to look at, not a bar)."""
+    if any(series.values()):
+        print(f"latency histogram: {latency_png(series, PLOTS / name, title)}")
 
 
 def plays_of(events: list[dict[str, Any]]) -> list[tuple[int, Play]]:
@@ -171,6 +180,11 @@ def bench_match(args: argparse.Namespace, kind: str, out: Path) -> int:
         ok &= same
         print(f"  match result: {g_result} vs truth {t_result}: {'equal' if same else 'DIFFERENT'}")
         print(f"  match over in the record: {any(e['type'] == 'match_end' for e in node.events)}")
+        plot_latency(
+            {"first still frame -> event": stats.latency_ms},
+            "pipeline_match_latency.png",
+            f"{game} match, seed {seed}: latency ({kind})",
+        )
     return 0 if ok else 1
 
 
@@ -278,6 +292,11 @@ def main() -> int:
     if gaps:
         print(f"video-time gap true settle -> event frame: median {statistics.median(gaps):.0f} ms")
     print(f"replay throughput: {frames / wall:.0f} frames/s ({frames} frames)")
+    plot_latency(
+        {"first still frame -> event": lat, "video time, true settle -> event frame": gaps},
+        "pipeline_latency.png",
+        f"pipeline latency, {hands} hand(s), {designs} designs, reader = {kind}",
+    )
     return 0
 
 

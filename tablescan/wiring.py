@@ -41,6 +41,7 @@ from vision.calibration import (
     calibrate_aruco,
     calibrate_points,
 )
+from vision.progress import Progress
 from vision.reading import Detector, TableReader
 from vision.sources import FrameSource, open_source
 
@@ -286,15 +287,24 @@ def run_source(
     max_frames: int | None = None,
     speed: float = 0.0,
     between: Callable[[], None] | None = None,
+    progress: bool = True,
 ) -> NodeStats:
     """Feed every frame of ``source`` to ``node`` and finish the hand. ``speed`` > 0 paces a
     recorded source at that many times real time (frames replayed after a crash are not).
-    ``between()`` runs after every frame (seat buttons in, lights out, a view redrawn)."""
+    ``between()`` runs after every frame (seat buttons in, lights out, a view redrawn).
+    ``progress``: a bar on stderr (plain lines off a terminal) when the source knows its
+    frame count, i.e. a recorded file, never a live camera; off where a view shows the hand."""
     start = time.perf_counter()
     last_t = 0.0
     paced_from: tuple[float, float] | None = None  # (wall clock, video t) pacing started
+    total = getattr(source, "frame_count", None) if progress else None
+    if total is not None and max_frames is not None:
+        total = min(total, max_frames)
+    bar = Progress(total, f"replaying {source.name} (frames)") if total else None
     try:
         for frame in source.frames():
+            if bar is not None:
+                bar.update()
             if speed > 0 and not node.catching_up:
                 now = time.monotonic()
                 if paced_from is None:
@@ -313,6 +323,8 @@ def run_source(
             if max_frames is not None and frame.index + 1 >= max_frames:
                 break
     finally:
+        if bar is not None:
+            bar.close()
         source.close()
     for err in source.errors:
         node.stats.errors["source"] += 1
@@ -607,11 +619,12 @@ class TableApp:
         speed: float = 0.0,
         each_frame: Callable[[], None] | None = None,
         idle: Callable[[], None] | None = None,
+        progress: bool = True,
     ) -> NodeStats:
         """The source loop: every frame through the node, the hand finished at the end.
         ``each_frame()`` runs after every frame (after the seat controller's poll); while a
         live camera is lost, the source's ``on_idle`` polls the seats, refreshes the health
-        file and calls ``idle()`` (the watchdog's tick)."""
+        file and calls ``idle()`` (the watchdog's tick). ``progress``: see ``run_source``."""
         steps: list[Callable[[], None]] = []
         if self.seats is not None:
             steps.append(self.seats.poll)
@@ -636,7 +649,9 @@ class TableApp:
             for step in steps:
                 step()
 
-        stats = run_source(self.node, self.frames, max_frames, speed, between if steps else None)
+        stats = run_source(
+            self.node, self.frames, max_frames, speed, between if steps else None, progress
+        )
         if self.seats is not None:
             self.seats.poll()  # the lights show the hand's end
         return stats

@@ -87,6 +87,15 @@ class VideoSource:
             reported = float(cap.get(cv2.CAP_PROP_FPS) or 0.0)
             self.fps = reported if 1.0 <= reported <= 240.0 else 25.0
 
+    @property
+    def frame_count(self) -> int | None:
+        """The file's frame count as its container states it (for a progress bar); None for a
+        live source or when the container does not say."""
+        if self.live or self._cap is None:
+            return None
+        n = int(self._cap.get(cv2.CAP_PROP_FRAME_COUNT) or 0)
+        return n if n > 0 else None
+
     def frames(self) -> Iterator[Frame]:
         assert self._cap is not None and self.fps
         start = time.monotonic()

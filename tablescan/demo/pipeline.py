@@ -97,7 +97,7 @@ def demo_pipeline(
         view_box.append(view)
         if not view.tty:
             print(title, file=stream)
-        app.run(speed=speed, each_frame=view.tick)
+        app.run(speed=speed, each_frame=view.tick, progress=False)  # the view shows it
     finally:
         app.stop()
     view.draw(force=True)

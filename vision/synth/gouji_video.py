@@ -17,8 +17,6 @@ from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
-import cv2
-
 from vision.calibration import default_layout
 from vision.synth.match_video import (
     FPS,
@@ -28,7 +26,7 @@ from vision.synth.match_video import (
     DrawnMatch,
     frame_labels,
     load_art,
-    render_frames,
+    write_video,
 )
 from vision.synth.timeline import CARD_H, CARD_W, TABLE, Director, Timeline
 
@@ -108,17 +106,7 @@ def draw_gouji(
     art = load_art(split, rng, round(CARD_H * PX), design)
     tl = direct_gouji(events, seed, leads, sweepers)
     camera = Camera.random(seed, image_size)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    writer = cv2.VideoWriter(str(out), cv2.VideoWriter.fourcc(*"mp4v"), fps, image_size)
-    if not writer.isOpened():
-        raise OSError(f"{out}: cannot open an mp4 writer")
-    try:
-        count = 0
-        for frame in render_frames(tl, art, seed, 6, camera, fps):
-            writer.write(frame)
-            count += 1
-    finally:
-        writer.release()
+    count = write_video(out, tl, art, seed, 6, camera, fps, image_size)
     stem = out.with_suffix("")
     labels_path = stem.with_name(stem.name + ".labels.jsonl")
     with open(labels_path, "w", encoding="utf-8") as fh:

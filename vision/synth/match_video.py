@@ -339,6 +339,36 @@ def render_frames(
 # --- the video file --------------------------------------------------------------------------
 
 
+def write_video(
+    out: Path,
+    tl: Timeline,
+    art: CardArt,
+    seed: int,
+    n_seats: int,
+    camera: Camera,
+    fps: float,
+    image_size: tuple[int, int],
+) -> int:
+    """Render ``tl`` into ``out`` (.mp4) and return the frame count. A render takes minutes,
+    so it shows progress (a bar on a terminal, a plain line every few seconds otherwise)."""
+    from vision.progress import Progress
+
+    out.parent.mkdir(parents=True, exist_ok=True)
+    writer = cv2.VideoWriter(str(out), cv2.VideoWriter.fourcc(*"mp4v"), fps, image_size)
+    if not writer.isOpened():
+        raise OSError(f"{out}: cannot open an mp4 writer")
+    count = 0
+    try:
+        with Progress(len(tl.frames), f"rendering {out.name} (frames)") as bar:
+            for frame in render_frames(tl, art, seed, n_seats, camera, fps):
+                writer.write(frame)
+                count += 1
+                bar.update()
+    finally:
+        writer.release()
+    return count
+
+
 @dataclass
 class DrawnMatch:
     """A match video written, with what the spine needs to write its truth and table config."""
@@ -376,17 +406,7 @@ def draw_match(
     art = load_art(split, rng, round(CARD_H * PX), design)
     tl = direct(events, seed, layout, winners)
     camera = Camera.random(seed, image_size)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    writer = cv2.VideoWriter(str(out), cv2.VideoWriter.fourcc(*"mp4v"), fps, image_size)
-    if not writer.isOpened():
-        raise OSError(f"{out}: cannot open an mp4 writer")
-    try:
-        count = 0
-        for frame in render_frames(tl, art, seed, n, camera, fps):
-            writer.write(frame)
-            count += 1
-    finally:
-        writer.release()
+    count = write_video(out, tl, art, seed, n, camera, fps, image_size)
     stem = out.with_suffix("")
     labels_path = stem.with_name(stem.name + ".labels.jsonl")
     with open(labels_path, "w", encoding="utf-8") as fh:
