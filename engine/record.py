@@ -546,12 +546,6 @@ def correction_problem(correction: Event, target: Event | None) -> str | None:
     return None
 
 
-def event_without(event: Event, *keys: str) -> Event:
-    """A copy of ``event`` (or of an event's body) without ``keys``, e.g. the ``v``, ``seq``
-    and ``t`` a producer stamps again."""
-    return cast(Event, {k: v for k, v in event.items() if k not in keys})
-
-
 def banker_of(event: Event) -> int:
     """The banker seat a ``trump`` (or a correction) sets. ``null`` raises ``TypeError``, as
     ``int(None)`` would."""
