@@ -12,7 +12,8 @@ event read before it and which correction an undo undid (``why`` starts ``undo #
 from __future__ import annotations
 
 import re
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, cast
 
 from flask import Blueprint, current_app, jsonify, request
 from flask_babel import gettext
@@ -181,12 +182,13 @@ def _undo_event(table: Any, seq: int, why: str) -> Event | str:
     before = next((e for e in earlier if e["seq"] == corr["ref"]), None)
     if before is None:
         return f"undo {seq}: event {corr['ref']} is not in the record before it"
-    event: Event = {"type": "correction", "ref": corr["ref"]}
+    event: dict[str, Any] = {"type": "correction", "ref": corr["ref"]}
+    was: Mapping[str, Any] = before
     for key in corr:
-        if key not in CORRECTION_OWN_FIELDS and key in before:
-            event[key] = before[key]
+        if key not in CORRECTION_OWN_FIELDS and key in was:
+            event[key] = was[key]
     event["why"] = f"undo #{seq}: {why or 'undone by referee'}"[:500]
-    return event
+    return cast(Event, event)  # the fields its target had: an event's own
 
 
 @bp.post("/tables/<tid>/corrections/preview")
@@ -243,7 +245,8 @@ def history(tid: str) -> Any:
     out = []
     for corr in (e for e in events if e["type"] == "correction"):
         earlier = apply_corrections([e for e in events if e["seq"] < corr["seq"]])
-        before = next((e for e in earlier if e["seq"] == corr["ref"]), {})
+        none: Event = {}
+        before = next((e for e in earlier if e["seq"] == corr["ref"]), none)
         m = UNDO.match(str(corr.get("why", "")))
         out.append(
             {

@@ -18,6 +18,7 @@ import logging
 from typing import Any
 
 from engine.games import referee_for
+from engine.record import Event, Ruling
 from evidence import EvidenceStore, StoreError
 
 log = logging.getLogger(__name__)
@@ -58,9 +59,9 @@ class DeskJudge:
         self.engine = "waiting for match_start"
         self.judged = -1  # the last seq fed
         self.errors: list[str] = []
-        self._held: tuple[dict[str, Any], list[dict[str, Any]]] | None = None
+        self._held: tuple[Event, list[Ruling]] | None = None
 
-    def take(self, event: dict[str, Any]) -> int:
+    def take(self, event: Event) -> int:
         """Judge one stored event (once: a seq already fed is skipped); returns the rulings
         stored."""
         seq = int(event["seq"])
@@ -95,7 +96,7 @@ class DeskJudge:
             stored += self._store(rulings, provisional=False)
         return stored
 
-    def _store(self, rulings: list[dict[str, Any]], *, provisional: bool) -> int:
+    def _store(self, rulings: list[Ruling], *, provisional: bool) -> int:
         n = 0
         for r in rulings:
             if provisional and r.get("kind") == "violation":

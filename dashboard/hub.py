@@ -23,12 +23,13 @@ import logging
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from dashboard.desk import ACTION, DeskJudge, register
 from dashboard.view import TableFold, public_match, public_view
+from engine.record import Event, Ruling
 from evidence import EvidenceStore
 
 log = logging.getLogger(__name__)
@@ -228,18 +229,19 @@ class Hub:
     def _apply(self, kind: str, tid: str, data: dict[str, Any], at: float) -> bool:
         if kind == "event":
             table = self._table(tid)
+            ev = cast(Event, data)  # the store keeps validated events
             with table.lock:
-                table.fold.event(data, at)
+                table.fold.event(ev, at)
                 table.records.append(
                     (data["seq"], sse_message(dumps(data), event="record", id=data["seq"]))
                 )
                 if table.desk is not None:
-                    self._desk(table, [data])
+                    self._desk(table, [ev])
             return True
         if kind == "ruling" and tid:
             table = self._table(tid)
             with table.lock:
-                table.fold.ruling(data)
+                table.fold.ruling(cast(Ruling, data))  # as its judge gave it
             return True
         if kind == "action" and data.get("action") == ACTION and tid:
             table = self._table(tid)
@@ -251,7 +253,7 @@ class Hub:
             return True
         return False
 
-    def _desk(self, table: LiveTable, events: list[dict[str, Any]]) -> None:
+    def _desk(self, table: LiveTable, events: list[Event]) -> None:
         desk = table.desk
         assert desk is not None
         for ev in events:
@@ -263,7 +265,7 @@ class Hub:
 
     # -- writing (the referee's actions come back as record events) ------------------------
 
-    def append(self, tid: str, event: dict[str, Any]) -> int:
+    def append(self, tid: str, event: Mapping[str, Any]) -> int:
         """Append a referee-made event (ruling, correction...) and take it in at once. The
         table's judge re-judges from it: the desk referee here, or the node, which adopts
         the event before it numbers its next one."""
@@ -271,7 +273,7 @@ class Hub:
         self.poll()
         return seq
 
-    def stamped(self, tid: str, event: dict[str, Any]) -> dict[str, Any]:
+    def stamped(self, tid: str, event: Mapping[str, Any]) -> dict[str, Any]:
         """A referee-made event ready for the record: no seq (the store numbers it), ``v``
         and ``t`` (seconds since match start, continuing the table's own clock)."""
         ev = {k: v for k, v in event.items() if k != "seq"}

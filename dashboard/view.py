@@ -22,13 +22,13 @@ names in place; the judge's re-judgement comes as rulings (violations withdrawn 
 from __future__ import annotations
 
 import contextlib
-from typing import Any
+from typing import Any, cast
 
 from dashboard.view_gouji import GoujiPanel
 from engine.cards import CardError, parse_cards
 from engine.games import GAMES
 from engine.gouji.table import HAND as GOUJI_HAND
-from engine.record import Event
+from engine.record import Event, Ruling, banker_of
 
 #: keys whose value only grows by appends between two ``take_changes`` (sent as ``append``)
 APPENDABLE = ("plays", "audit")
@@ -49,7 +49,7 @@ ERRORS_KEPT = 20
 PANELS: dict[str, Any] = {"gouji": GoujiPanel}
 
 
-def _violation_id(r: dict[str, Any]) -> str:
+def _violation_id(r: Ruling) -> str:
     return str(r.get("id") or f"{r.get('hand')}:{r.get('rule')}:{r.get('seat')}:{r.get('at_seq')}")
 
 
@@ -85,7 +85,7 @@ class TableFold:
             self.panel.event(ev)
             self._put("panel", self.panel.state())
 
-    def ruling(self, r: dict[str, Any]) -> None:
+    def ruling(self, r: Ruling) -> None:
         """A ruling the table's judge stored."""
         if self.match is None:
             return
@@ -258,7 +258,7 @@ class TableFold:
     def _on_trump(self, ev: Event) -> None:
         self._put("trump", {"level": self.view.get("level"), "suit": ev.get("suit")})
         if "banker" in ev:
-            self.banker = int(ev["banker"])
+            self.banker = banker_of(ev)
             self._seats_changed()
         self._tick(ev)
 
@@ -287,7 +287,7 @@ class TableFold:
         }
         entry["corrected_by"] = None
         self._append("plays", entry)
-        shown = {
+        shown: dict[str, Any] = {
             "seat": seat,
             "cards": list(ev.get("cards") or []),
             "seq": ev["seq"],
@@ -366,12 +366,15 @@ class TableFold:
         target = self.events.get(ref)
         if target is None or target["type"] == "correction":
             return
-        fixed = {**target, "corrected_by": [*target.get("corrected_by", []), ev["seq"]]}
+        fixed: dict[str, Any] = {
+            **target,
+            "corrected_by": [*target.get("corrected_by", []), ev["seq"]],
+        }
         if not ev.get("delete"):
             fixed.update(
                 {k: v for k, v in ev.items() if k in ("cards", "seat", "count", "suit", "what")}
             )
-        self.events[ref] = fixed
+        self.events[ref] = cast(Event, fixed)
         pair = self.plays.get(ref)
         if pair is not None:
             entry, shown = pair
@@ -422,9 +425,9 @@ class TableFold:
 
     # -- rulings ----------------------------------------------------------------------------
 
-    def _violation(self, r: dict[str, Any]) -> None:
+    def _violation(self, r: Ruling) -> None:
         vid = _violation_id(r)
-        doc = {k: v for k, v in r.items() if k != "kind"}
+        doc: dict[str, Any] = {k: v for k, v in r.items() if k != "kind"}
         doc["id"] = vid
         doc.setdefault("hand", self.view.get("hand"))
         doc["ruled_provisional"] = bool(r.get("provisional"))
@@ -439,7 +442,7 @@ class TableFold:
                 self._seats_changed()
         self._violations_changed()
 
-    def _trick_ruled(self, r: dict[str, Any]) -> None:
+    def _trick_ruled(self, r: Ruling) -> None:
         if r.get("hand") != self.view.get("hand"):
             return
         everything = [*self.tricks, *([self.current] if self.current else [])]
@@ -453,17 +456,17 @@ class TableFold:
             self.current = None
         self._tricks_changed()
 
-    def _hand_ruled(self, r: dict[str, Any]) -> None:
+    def _hand_ruled(self, r: Ruling) -> None:
         out = r.get("outcome")
         self._deal_result(r)
         if r.get("hand") == self.view.get("hand"):
             self._put("outcome", out)
             # the deal's own totals, where the judge's hand ruling carries them
-            if isinstance(r.get("attacker_points"), int):
-                self.final_points = int(r["attacker_points"])
+            if isinstance(points := r.get("attacker_points"), int):
+                self.final_points = int(points)
                 self._put("attacker_points", self.final_points)
-            if isinstance(r.get("bottom"), dict):
-                bottom = {k: r["bottom"].get(k) for k in ("multiplier", "points")}
+            if isinstance(bottom_doc := r.get("bottom"), dict):
+                bottom = {k: bottom_doc.get(k) for k in ("multiplier", "points")}
                 self._put("bottom", {**self.view["bottom"], **bottom})
         if isinstance(out, dict) and out.get("new_level") and self.banker is not None:
             bank = next((t for t, tm in enumerate(self.teams) if self.banker in tm), None)
@@ -473,7 +476,7 @@ class TableFold:
                     self.levels[winner] = out["new_level"]
                     self._tricks_changed()
 
-    def _deal_result(self, r: dict[str, Any]) -> None:
+    def _deal_result(self, r: Ruling) -> None:
         """A deal's ruling (a re-judged one replaces it): its levels after, the next banker."""
         hand = r.get("hand")
         if not isinstance(hand, int):
@@ -508,7 +511,7 @@ class TableFold:
         latest = hand == max(self.deals)
         self._match_changed(next_banker=None if over or not latest else nxt)
 
-    def _place(self, r: dict[str, Any]) -> None:
+    def _place(self, r: Ruling) -> None:
         seat = r.get("seat")
         if isinstance(seat, int) and seat not in self.places:
             self.places.append(seat)

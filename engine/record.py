@@ -3,7 +3,8 @@ and dispute exports (docs/record-format.md).
 
 ``record_schema.json`` beside this file is the single source of truth for what a valid event
 is; a small in-house validator applies it, so there is no schema dependency and no second copy
-of the rules in code. Events stay plain dicts (JSON-ready, what the store keeps); this module
+of the rules in code. Events stay plain dicts (JSON-ready, what the store keeps; ``Event`` is a
+``TypedDict`` over them); this module
 validates them, checks the ``seq`` chain, and reads and writes JSON Lines. Which referee judges
 a match is ``engine.games``' business.
 
@@ -20,26 +21,121 @@ import os
 import re
 import stat
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import IO, Any, cast
+from typing import IO, Any, Required, TypedDict, cast
 
 from engine.cards import Card, parse_cards
 
 log = logging.getLogger(__name__)
 
 VERSION = 1
-Event = dict[str, Any]
-"""A validated record event: a JSON object with at least ``v``, ``seq``, ``t`` and ``type``
-(record_schema.json says which fields each type has). A plain dict on purpose: it is what the
-store keeps and the wire carries, and the schema, not a second copy in types, is the truth."""
-Ruling = dict[str, Any]
-"""One finding a referee's ``feed`` returns: ``kind`` (``violation``, ``withdrawn``, ``trick``,
-``hand``, ``error``) and that kind's fields (docs/record-format.md, "Violations in the
-report"). A plain dict for the same reason as ``Event``: stored and sent as JSON."""
+
+
+class Event(TypedDict, total=False):
+    """A record event: ``v``, ``seq``, ``t`` and ``type``, then the fields of that type
+    (record_schema.json says which; the schema, not this type, is the truth on what is valid).
+    A ``TypedDict``, so at run time it stays a plain JSON-ready dict: what the store keeps and
+    the wire carries. No key is ``Required``: producers build an event's body (no ``v``,
+    ``seq`` or ``t`` yet) in the same type before ``SeqCounter`` stamps it, and a validated
+    event (``validate_event``) always has all four."""
+
+    v: int
+    seq: int
+    t: float
+    type: str
+    table: str
+    meta: dict[str, Any]
+    # match_start
+    game: str
+    profile: str
+    options: dict[str, Any]
+    seats: list[str]
+    teams: list[list[int]]
+    levels: list[str]
+    # hand_start, trump, correction
+    hand: int
+    banker: int | None
+    level: str
+    suit: str | None
+    # plays, passes, buttons, exchanges, shows
+    seat: int
+    to: int
+    cards: list[str] | None  # null only in an exchange or show seen face-down
+    count: int
+    what: str
+    evidence: str | None
+    reads: list[dict[str, Any]]
+    confidence: float
+    # hand_end, match_end, needs_referee, correction, violation, ruling
+    reason: str
+    result: dict[str, Any]
+    by: str
+    ref: int | str  # a correction's or needs_referee's seq; a ruling's violation id
+    why: str
+    delete: bool
+    candidates: list[dict[str, Any]]
+    rule: str
+    note: str
+    at: int
+    penalty: dict[str, Any]
+    decision: str
+    # set by apply_corrections on an event it changed, never written in a record
+    corrected_by: list[int]
+
+
+class RulingFields(TypedDict, total=False):
+    """A ``Ruling``'s fields but ``kind``: what a referee's note adds to its kind."""
+
+    hand: int
+    seat: int | None
+    at_seq: int | None
+    seq: int | None
+    # error
+    type: str | None
+    problem: str
+    # trick
+    trick: int
+    winner: int | None
+    points: int
+    # hand: tractor's points and levels, Gouji's places and scores
+    outcome: dict[str, Any] | None
+    attacker_points: int | None
+    bottom: dict[str, Any] | None
+    levels_after: list[str] | None
+    # violation (``id``, ``how`` and ``status`` tractor's; a penalty dict there, Gouji's words)
+    id: str
+    rule: str
+    proven_by_seq: int
+    evidence: list[str]
+    penalty: dict[str, Any] | str
+    how: str
+    status: str
+    provisional: bool
+    detail: str
+    cards: list[str]
+    # withdrawn, and a trick or deal whose result a correction moved
+    by_seq: int
+    # Gouji notes
+    why: str
+    place: int
+    on: int
+    mode: str
+    by: int  # the blocking seat
+
+
+class Ruling(RulingFields, total=False):
+    """One finding a referee's ``feed`` returns: ``kind`` and that kind's fields
+    (docs/record-format.md, "Violations in the report"). Tractor kinds: ``trick``, ``hand``,
+    ``violation``, ``withdrawn``, ``error``; Gouji adds its notes (``place``,
+    ``needs_referee``, ``kou``, ``blocked``, ...). A ``TypedDict`` for the same reason as
+    ``Event``: stored and sent as plain JSON."""
+
+    kind: Required[str]
+
 
 COMMON_FIELDS = ("v", "seq", "t", "type")
 
@@ -219,9 +315,18 @@ def _check_reads(obj: dict[str, Any]) -> None:
             raise RecordError(f"{r['card']!r} is not a card of this event", field=f"reads[{i}]")
 
 
-def cards_of(event: Event, key: str = "cards") -> list[Card]:
-    """The event's cards as ``Card`` objects (validated events always parse)."""
-    return parse_cards(event[key])
+def cards_text(event: Event) -> list[str]:
+    """The event's ``cards`` in notation. A ``null`` (an exchange or show seen face-down)
+    raises ``TypeError``, as using ``None`` as a list would."""
+    cards = event["cards"]
+    if cards is None:
+        raise TypeError(f"{event.get('type')} seq {event.get('seq')} has no face-up cards")
+    return cards
+
+
+def cards_of(event: Event) -> list[Card]:
+    """The event's ``cards`` as ``Card`` objects (validated events always parse)."""
+    return parse_cards(cards_text(event))
 
 
 # --- the seq chain and whole records --------------------------------------------------------
@@ -342,9 +447,10 @@ def _bounded_lines(fh: IO[str]) -> Iterator[Any]:
         yield _TOO_LONG
 
 
-def dumps_event(event: Event) -> str:
+def dumps_event(event: Mapping[str, Any]) -> str:
     """One event as one compact JSON line (no newline), common fields first."""
-    ordered = {k: event[k] for k in COMMON_FIELDS if k in event}
+    fields: dict[str, object] = dict(event)
+    ordered = {k: fields[k] for k in COMMON_FIELDS if k in fields}
     ordered.update((k, v) for k, v in event.items() if k not in ordered)
     return json.dumps(ordered, ensure_ascii=False, separators=(",", ":"))
 
@@ -372,9 +478,9 @@ class SeqCounter:
 
     def event(self, type_: str, t: float, **fields: Any) -> Event:
         """A new event dict of ``type_`` with the next seq; validated before it is returned."""
-        ev: Event = {"v": VERSION, "seq": self.next_seq, "t": round(float(t), 3), "type": type_}
-        ev.update(fields)
-        validate_event(ev)
+        raw = {"v": VERSION, "seq": self.next_seq, "t": round(float(t), 3), "type": type_}
+        raw.update(fields)
+        ev = validate_event(raw)
         self.next_seq += 1
         return ev
 
@@ -392,8 +498,8 @@ def apply_corrections(events: Iterable[Event]) -> list[Event]:
     it as a record error.
     """
     events = list(events)
-    index = {e["seq"]: i for i, e in enumerate(events)}
-    out = [dict(e) for e in events]
+    index: dict[int | str, int] = {e["seq"]: i for i, e in enumerate(events)}
+    out: list[dict[str, Any]] = [dict(e) for e in events]
     deleted: set[int] = set()
     for ev in events:
         if ev["type"] != "correction":
@@ -410,7 +516,7 @@ def apply_corrections(events: Iterable[Event]) -> list[Event]:
                 continue
             target[key] = value
         target["corrected_by"] = [*target.get("corrected_by", []), ev["seq"]]
-    return [e for i, e in enumerate(out) if i not in deleted]
+    return [cast(Event, e) for i, e in enumerate(out) if i not in deleted]
 
 
 CORRECTION_OWN_FIELDS = frozenset(
@@ -438,3 +544,12 @@ def correction_problem(correction: Event, target: Event | None) -> str | None:
                 f"{target['type']} event"
             )
     return None
+
+
+def banker_of(event: Event) -> int:
+    """The banker seat a ``trump`` (or a correction) sets. ``null`` raises ``TypeError``, as
+    ``int(None)`` would."""
+    banker = event["banker"]
+    if banker is None:
+        raise TypeError(f"{event.get('type')} seq {event.get('seq')} sets a null banker")
+    return int(banker)

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from engine.record import Event
 from evidence.chain import canonical_json, is_sha256, sha256_bytes
 from evidence.retention import _cited_seqs, _strings
 from evidence.signing import sign
@@ -49,7 +50,7 @@ class MatchRef:
         return cls(table, int(num) if num else None)
 
 
-def match_spans(events: list[dict[str, Any]]) -> list[tuple[int, int]]:
+def match_spans(events: list[Event]) -> list[tuple[int, int]]:
     """(first seq, last seq) of each match in a table's record, in order."""
     spans: list[tuple[int, int]] = []
     for e in events:
@@ -60,9 +61,7 @@ def match_spans(events: list[dict[str, Any]]) -> list[tuple[int, int]]:
     return spans
 
 
-def select_events(
-    events: list[dict[str, Any]], ref: MatchRef, hand: int | None
-) -> list[dict[str, Any]]:
+def select_events(events: list[Event], ref: MatchRef, hand: int | None) -> list[Event]:
     """The events of one match (and one hand: its match_start, the hand, corrections to it)."""
     spans = match_spans(events)
     if not spans:
@@ -74,7 +73,7 @@ def select_events(
     chosen = [e for e in events if lo <= e["seq"] <= hi]
     if hand is None:
         return chosen
-    keep: list[dict[str, Any]] = []
+    keep: list[Event] = []
     in_hand = False
     hand_seqs: set[int] = set()
     for e in chosen:

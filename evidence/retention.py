@@ -16,6 +16,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from engine.record import Event
 from evidence.chain import is_sha256
 from evidence.store import EvidenceStore
 
@@ -85,7 +86,7 @@ def protected_media(store: EvidenceStore) -> set[str]:
         if m["seq"] is not None:
             by_seq.setdefault((m["table"], m["seq"]), []).append(m["sha256"])
     protected: set[str] = set()
-    events: dict[str, dict[int, dict[str, Any]]] = {}
+    events: dict[str, dict[int, Event]] = {}
 
     def add_ids(values: list[str]) -> None:
         for s in values:

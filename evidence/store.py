@@ -20,7 +20,7 @@ import sqlite3
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,7 +28,7 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from engine.record import RecordError, validate_event
+from engine.record import Event, RecordError, validate_event
 from evidence.chain import GENESIS, canonical_json, link_hash, sha256_bytes, sha256_file
 from evidence.lock import TableLock
 from evidence.schema import DB_NAME, MEDIA_DIR, SCHEMA
@@ -74,7 +74,7 @@ class Row:
         }
 
 
-def row_body(kind: str, table: str, seq: int | None, at: float, data: dict[str, Any]) -> str:
+def row_body(kind: str, table: str, seq: int | None, at: float, data: Mapping[str, Any]) -> str:
     """The canonical text a row's hash covers: every column that means something."""
     return canonical_json({"kind": kind, "table": table, "seq": seq, "at": at, "data": data})
 
@@ -201,7 +201,7 @@ class EvidenceStore:
         return str(row[0]) if row else GENESIS
 
     def _insert(
-        self, kind: str, table: str, seq: int | None, key: str | None, data: dict[str, Any]
+        self, kind: str, table: str, seq: int | None, key: str | None, data: Mapping[str, Any]
     ) -> int:
         at = round(self._clock(), 6)
         body = row_body(kind, table, seq, at, data)
@@ -237,7 +237,7 @@ class EvidenceStore:
                 seq = last + 1
                 event = {**event, "seq": seq}
             try:
-                event = validate_event(event)
+                validate_event(event)  # returns the same dict
                 canonical_json(event)
             except (RecordError, TypeError, ValueError) as e:
                 raise self._refuse(f"table {table}: {e}") from None
@@ -258,7 +258,7 @@ class EvidenceStore:
             self._insert("event", table, seq, None, event)
         return seq
 
-    def append_ruling(self, table: str, ruling: dict[str, Any]) -> bool:
+    def append_ruling(self, table: str, ruling: Mapping[str, Any]) -> bool:
         """Chain a ruling the referee issued; the same ruling twice is stored once.
 
         Returns True when it was new. Rulings are what retention protects.
@@ -382,7 +382,7 @@ class EvidenceStore:
             fetched = self._db.execute(sql + " ORDER BY id", params).fetchall()
         return [_row(r) for r in fetched]
 
-    def events(self, table: str, after_seq: int = -1) -> list[dict[str, Any]]:
+    def events(self, table: str, after_seq: int = -1) -> list[Event]:
         """The table's match record (events in seq order) after ``after_seq``."""
         with self._lock:
             fetched = self._db.execute(

@@ -4,6 +4,7 @@ decisions routed to the table through the broker instead of appended here direct
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from dashboard.hub import Hub
@@ -27,7 +28,7 @@ class DeskHub(Hub):
                 self.generation += 1
                 self._cond.notify_all()
 
-    def append(self, tid: str, event: dict[str, Any]) -> int:
+    def append(self, tid: str, event: Mapping[str, Any]) -> int:
         """Send the decision to the table (chained here as an action at once); return its seq in
         the table's record, or -1 while the table has not taken it yet (offline: it is re-sent
         until it does)."""

@@ -30,6 +30,7 @@ import queue
 import threading
 import time
 from collections import deque
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import paho.mqtt.client as mqtt
@@ -209,7 +210,7 @@ class Publisher:
 
     # -- state ----------------------------------------------------------------------------------
 
-    def _scan_state(self, events: list[dict[str, Any]]) -> None:
+    def _scan_state(self, events: Sequence[Mapping[str, Any]]) -> None:
         for ev in events:
             self._state["seq"] = ev.get("seq")
             if ev["type"] == "match_start":

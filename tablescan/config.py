@@ -22,11 +22,14 @@ import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from hall.config import HallConfig, HallConfigError, parse_broker
+
+if TYPE_CHECKING:
+    from engine.record import Event
 
 ARUCO_DICTS = ("DICT_4X4_50", "DICT_4X4_100", "DICT_5X5_50", "DICT_6X6_50", "DICT_ARUCO_ORIGINAL")
 AREA_KINDS = ("seat", "centre")
@@ -389,7 +392,7 @@ class TableConfig:
     retry_max_s: float = 0.5
     hall: HallConfig | None = None  # ``[hall]``: publish the stored record to this broker
 
-    def match_start(self) -> dict[str, Any]:
+    def match_start(self) -> Event:
         """The ``match_start`` record event this table opens with."""
         return {
             "type": "match_start",

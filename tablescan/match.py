@@ -5,10 +5,10 @@ Kept apart from the node so the node is the per-frame path alone."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 from engine.games import RefereeLike
-from engine.record import Event
+from engine.record import Event, Ruling
 
 
 def next_deal(referee: Any, n_seats: int, hand: int) -> Event | None:
@@ -19,7 +19,7 @@ def next_deal(referee: Any, n_seats: int, hand: int) -> Event | None:
     own = getattr(referee, "next_hand", None)
     if callable(own):
         got = own()
-        return None if got is None else {"type": "hand_start", **got}
+        return None if got is None else cast(Event, {"type": "hand_start", **got})
     report = referee.report() if referee is not None else {}
     hands = report.get("hands") or []
     last = hands[-1] if hands else {}
@@ -46,20 +46,20 @@ def doubted_at_once(events: Sequence[Event]) -> set[int]:
     """Seqs of events written with their doubt at once (a ``needs_referee`` on it right
     after it): their violations were provisional when given, and are when re-sent."""
     return {
-        int(e["ref"])
+        int(ref)
         for e in events
         if e["type"] == "needs_referee"
-        and isinstance(e.get("ref"), int)
-        and e["seq"] == e["ref"] + 1
+        and isinstance(ref := e.get("ref"), int)
+        and e["seq"] == ref + 1
     }
 
 
-def rulings_of(referee: RefereeLike, events: Sequence[Event]) -> list[dict[str, Any]]:
+def rulings_of(referee: RefereeLike, events: Sequence[Event]) -> list[Ruling]:
     """Every ruling ``referee`` gives on the stored ``events`` (in seq order), as the node
     gave them (a violation on a read doubted at once: provisional): what a restart chains
     again when a crash came between an event and its rulings (the store keeps each once)."""
     doubted = doubted_at_once(events)
-    out: list[dict[str, Any]] = []
+    out: list[Ruling] = []
     for ev in sorted(events, key=lambda e: int(e["seq"])):
         for r in referee.feed(ev):
             if int(ev["seq"]) in doubted and r.get("kind") == "violation":

@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 import time
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +22,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from engine.games import RefereeLike
-from engine.record import Event, SeqCounter
+from engine.record import Event, Ruling, SeqCounter
 from tablescan.config import TableConfig
 from tablescan.fusion import Decision, Fusion, Trick
 from tablescan.fusion_gouji import answer_count_check
@@ -39,7 +39,7 @@ CAMERA_EVENTS = frozenset({"play", "declare", "bury", "bottom_reveal", "needs_re
 FROM_TABLE = {"from": "table"}  # the meta of a hand_start/match_end the node saw on the table
 
 
-def from_camera(ev: Event) -> bool:
+def from_camera(ev: Mapping[str, Any]) -> bool:
     """Written by the camera path (fusion's own corrections included, and the next deal's
     ``hand_start`` and the ``match_end`` the node wrote from what the table showed), not a
     button or a referee: a resume replays exactly these."""
@@ -72,11 +72,11 @@ class TableNode:
         self.evidence_dir = evidence_dir or cfg.evidence_dir
         self.stats = NodeStats()
         self.events: list[Event] = []
-        self.rulings: list[dict[str, Any]] = []
+        self.rulings: list[Ruling] = []
         self.seq = SeqCounter()
         self._last_read: NDArray[np.uint8] | None = None
         self._last_event_seq: int | None = None
-        self._held: list[tuple[Event, dict[str, Any]]] | None = None  # see _decide
+        self._held: list[tuple[Event, Ruling]] | None = None  # see _decide
         self.hand = hand
         team = next((i for i, t in enumerate(cfg.teams) if cfg.banker in t), 0)
         self._level = cfg.levels[team] if team < len(cfg.levels) else cfg.levels[0]
@@ -449,8 +449,8 @@ class TableNode:
                 self.stats.latency_ms.append(waited + (time.perf_counter() - t0) * 1000)
         return out
 
-    def _emit(self, fields: Event, t: float) -> list[Event]:
-        fields = dict(fields)
+    def _emit(self, body: Mapping[str, Any], t: float) -> list[Event]:
+        fields = dict(body)
         kind = fields.pop("type")
         self._replayed = False
         if self._replay and from_camera({"type": kind, **fields}):
@@ -524,7 +524,7 @@ class TableNode:
                 if self.hooks.on_ruling:
                     self.hooks.on_ruling(ev, r)
 
-    def _release(self, held: list[tuple[Event, dict[str, Any]]], provisional: bool) -> None:
+    def _release(self, held: list[tuple[Event, Ruling]], provisional: bool) -> None:
         """Pass on rulings held back while their event's doubt was written. A violation on a
         read that awaits a referee is provisional (as the referee's own report says once
         the doubt is in): it must never be shown, stored or signalled as a firm accusation."""
@@ -535,7 +535,7 @@ class TableNode:
             if self.hooks.on_ruling:
                 self.hooks.on_ruling(ev, r)
 
-    def external(self, body: Event) -> list[Event]:
+    def external(self, body: Mapping[str, Any]) -> list[Event]:
         """An event from outside the camera (a seat button: ``pass``/``button``) through the
         normal path: seq assigned here, stored, judged. A press already recorded (same
         ``meta.press``, e.g. resent by the board after a host restart) is dropped."""

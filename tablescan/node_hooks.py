@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from engine.record import Event
+from engine.record import Event, Ruling
 from vision.sources import Frame
 from vision.tracking import Observation
 
@@ -31,7 +31,7 @@ class NodeHooks:
 
     on_event: Callable[[Event], None] | None = None
     on_evidence: Callable[[Event, list[Path]], None] | None = None
-    on_ruling: Callable[[Event, dict[str, Any]], None] | None = None
+    on_ruling: Callable[[Event, Ruling], None] | None = None
     on_observation: Callable[[Observation], None] | None = None
     on_frame: Callable[[Frame], None] | None = None
     foreign: Callable[[int], list[Event]] | None = None

@@ -18,10 +18,10 @@ import logging
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from engine.games import game_of_profile, referee_for
-from engine.record import apply_corrections, dumps_event
+from engine.record import Event, apply_corrections, cards_text, dumps_event
 from tablescan.config import dump_config
 from vision.calibration import Layout
 from vision.synth.match_video import FPS, IMAGE_SIZE, MARKER_SIZE, Camera, draw_match
@@ -47,12 +47,13 @@ def trick_winners(events: list[dict[str, Any]]) -> dict[int, int]:
     the next trick's leader)."""
     out: dict[int, int] = {}
     try:
-        start = next(e for e in events if e["type"] == "match_start")
+        evs = cast(list[Event], events)  # the drawing's events (vision's dicts): a record's
+        start = next(e for e in evs if e["type"] == "match_start")
         ref = referee_for(start)
-        for idx, e in enumerate(events):
+        for idx, e in enumerate(evs):
             for r in ref.feed(e):
-                if r.get("kind") == "trick" and isinstance(r.get("winner"), int):
-                    out[idx] = r["winner"]
+                if r.get("kind") == "trick" and isinstance(winner := r.get("winner"), int):
+                    out[idx] = winner
     except Exception as e:  # a render must not fail on a judging problem
         log.info("trick winners from the play order (%s)", e)
         out = {}
@@ -138,7 +139,7 @@ def render_match(
     )
 
 
-def read_truth(path: Path) -> list[dict[str, Any]]:
+def read_truth(path: Path) -> list[Event]:
     """The true record a render wrote (``match.truth.jsonl``)."""
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
 
@@ -192,10 +193,10 @@ def render_simulated(
     return render_match(events, out, seed, split=split, design=design)
 
 
-def played(events: Iterable[dict[str, Any]]) -> list[tuple[int, tuple[str, ...]]]:
+def played(events: Iterable[Event]) -> list[tuple[int, tuple[str, ...]]]:
     """The (seat, sorted cards) of every play, after corrections: a replay against its truth."""
     return [
-        (e["seat"], tuple(sorted(e["cards"])))
+        (e["seat"], tuple(sorted(cards_text(e))))
         for e in apply_corrections(list(events))
         if e["type"] == "play"
     ]

@@ -16,14 +16,15 @@ drawing sweeps the cloth there). Written beside ``match.mp4``:
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from engine.gouji.referee import GoujiReferee
 from engine.gouji.rules import Rules
 from engine.gouji.sim import simulate
-from engine.record import dumps_event
+from engine.record import Event, dumps_event
 from tablescan.config import dump_config
 from vision.calibration import Layout
 from vision.synth.gouji_video import draw_gouji
@@ -50,7 +51,11 @@ class GoujiRender:
 
 
 def table_config(
-    video: Path, start: dict[str, Any], hand: dict[str, Any] | None, camera: Camera, layout: Layout
+    video: Path,
+    start: Mapping[str, Any],
+    hand: Mapping[str, Any] | None,
+    camera: Camera,
+    layout: Layout,
 ) -> dict[str, Any]:
     """The ``table.toml`` that lets ``replay`` read this video: six seats, four decks."""
     return {
@@ -88,18 +93,18 @@ def table_config(
     }
 
 
-def simulated_deals(profile: str, seed: int, hands: int = 2) -> list[dict[str, Any]]:
+def simulated_deals(profile: str, seed: int, hands: int = 2) -> list[Event]:
     """``hands`` deals of the engine's seeded simulator as one match record (each deal its
     own seeded shuffle; the sheets' match is a series of independent deals)."""
     if hands < 1:
         raise ValueError(f"hands: at least 1 deal, got {hands}")
-    out: list[dict[str, Any]] = []
+    out: list[Event] = []
     for k in range(1, hands + 1):
         events, _ = simulate(profile, seed * 100 + k)
         for ev in events:
             if ev["type"] == "match_start" and k > 1:
                 continue
-            ev = dict(ev)
+            ev = ev.copy()
             if ev["type"] == "hand_start":
                 ev["hand"] = k
             out.append(ev)
@@ -109,7 +114,7 @@ def simulated_deals(profile: str, seed: int, hands: int = 2) -> list[dict[str, A
     return out
 
 
-def round_openings(events: list[dict[str, Any]], profile: str) -> tuple[set[int], dict[int, int]]:
+def round_openings(events: list[Event], profile: str) -> tuple[set[int], dict[int, int]]:
     """Indexes of the plays that open a round, and for each the seat whose set stood last
     (who gathers the cards), as the Gouji referee judges the record."""
     ref = GoujiReferee(Rules.load(profile))
@@ -131,7 +136,7 @@ def round_openings(events: list[dict[str, Any]], profile: str) -> tuple[set[int]
     return leads, sweepers
 
 
-def judged(events: list[dict[str, Any]], profile: str) -> dict[str, Any]:
+def judged(events: list[Event], profile: str) -> dict[str, Any]:
     """The Gouji referee's report on ``events`` (``tablescan judge --json``'s document)."""
     ref = GoujiReferee(Rules.load(profile))
     for ev in events:
@@ -140,7 +145,7 @@ def judged(events: list[dict[str, Any]], profile: str) -> dict[str, Any]:
 
 
 def render_gouji(
-    events: list[dict[str, Any]],
+    events: list[Event],
     out: Path,
     seed: int,
     split: str = "train",
@@ -152,7 +157,8 @@ def render_gouji(
         raise ValueError("events: a match_start event is needed (seats, profile)")
     hand = next((e for e in events if e["type"] == "hand_start"), None)
     leads, sweepers = round_openings(events, str(start["profile"]))
-    drawn = draw_gouji(events, out, seed, leads, sweepers, split=split, design=design)
+    plain = cast(list[dict[str, Any]], events)  # vision draws plain dicts, never the record
+    drawn = draw_gouji(plain, out, seed, leads, sweepers, split=split, design=design)
     stem = out.with_suffix("")
     truth_path = stem.with_name(stem.name + ".truth.jsonl")
     presses_path = stem.with_name(stem.name + ".presses.jsonl")

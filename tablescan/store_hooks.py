@@ -12,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from engine.record import Event
 from evidence.store import EvidenceStore
 
 
@@ -34,7 +35,7 @@ def store_hooks(store: EvidenceStore, table: str) -> dict[str, Callable[..., Any
     def on_ruling(event: dict[str, Any], ruling: dict[str, Any]) -> None:
         store.append_ruling(table, ruling)
 
-    def foreign(after_seq: int) -> list[dict[str, Any]]:
+    def foreign(after_seq: int) -> list[Event]:
         # the dashboard appends rulings and corrections to the same record: the node takes
         # them in before numbering its own next event
         return store.events(table, after_seq=after_seq)

@@ -14,14 +14,24 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine.cards import CardError, parse_cards
 from engine.gouji.plays import Shape, analyse, holds_gouji
 from engine.gouji.rules import Rules
 from engine.gouji.scoring import PLACE_NAMES, Outcome, score
 from engine.gouji.table import SEATS, Burn, Table, entry_formula
-from engine.record import Event, Ruling, apply_corrections, correction_problem, event_types
+from engine.record import (
+    Event,
+    Ruling,
+    RulingFields,
+    apply_corrections,
+    correction_problem,
+    event_types,
+)
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack  # typing's from Python 3.12
 
 log = logging.getLogger(__name__)
 COPIES = 4  # of each face in the four decks (「共216张牌」 L247)
@@ -65,8 +75,8 @@ class GoujiReferee:
         self.table: Table | None = None
         self.hand = 0
         self.hands: list[dict[str, Any]] = []
-        self.violations: list[dict[str, Any]] = []
-        self.errors: list[dict[str, Any]] = []
+        self.violations: list[Ruling] = []
+        self.errors: list[Ruling] = []
         self.rulings: list[Ruling] = []
         self.evidence: dict[int, str | None] = {}
         self.profile_seen: str | None = None
@@ -244,18 +254,23 @@ class GoujiReferee:
         self.last_t = float(t)
 
     def _error(self, ev: Event, problem: str) -> None:
-        e = {"kind": "error", "at_seq": ev.get("seq"), "seq": ev.get("seq"), "problem": problem}
+        e: Ruling = {
+            "kind": "error",
+            "at_seq": ev.get("seq"),
+            "seq": ev.get("seq"),
+            "problem": problem,
+        }
         log.warning("gouji record seq %s: %s", ev.get("seq"), problem)
         self.errors.append(e)
         self.rulings.append(e)
 
-    def _note(self, ev: Event, what: str, **extra: Any) -> None:
+    def _note(self, ev: Event, what: str, **extra: Unpack[RulingFields]) -> None:
         self.rulings.append({"kind": what, "at_seq": ev.get("seq"), **extra})
 
     def _violation(
         self, rule: str, seat: int, at_seq: int, proven_by: int, why: str, cards: list[str]
     ) -> None:
-        v = {
+        v: Ruling = {
             "kind": "violation",
             "rule": rule,
             "seat": seat,
@@ -469,7 +484,7 @@ class GoujiReferee:
             return
         seat = ev["seat"]
         try:
-            cards = parse_cards(ev.get("cards", []))
+            cards = parse_cards(_cards(ev))
         except CardError as e:
             self._error(ev, f"show cards: {e}")
             return
@@ -507,7 +522,7 @@ class GoujiReferee:
             self._error(ev, f"seat {seat} is out of the deal and holds no cards")
             return None
         try:
-            cards = [str(c) for c in parse_cards(ev.get("cards", []))]
+            cards = [str(c) for c in parse_cards(_cards(ev))]
         except CardError as e:
             self._error(ev, f"play cards: {e}")
             return None
@@ -631,6 +646,15 @@ class GoujiReferee:
             "scores": None if t.void else score(self.rules, outcome, list(t.finished)),
             "violations": [v for v in self.violations if v["hand"] == self.hand],
         }
+
+
+def _cards(ev: Event) -> list[str]:
+    """An event's cards, none when it has no ``cards``; ``null`` raises ``TypeError``, as
+    parsing ``None`` would."""
+    cards = ev.get("cards", [])
+    if cards is None:
+        raise TypeError(f"{ev['type']} seq {ev['seq']} has no face-up cards")
+    return cards
 
 
 def _key(r: Ruling) -> tuple[Any, ...]:

@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from typing import Any
+from typing import Any, cast
 
 from engine.cards import Card, deck
 from engine.gouji.plays import RANK_VALUE, Shape, analyse, beats_shape
 from engine.gouji.referee import GoujiReferee
 from engine.gouji.rules import Rules
 from engine.gouji.table import SEATS, Table, duitou
+from engine.record import Event, Ruling
 
 NAMES = ["东一", "南二", "西三", "北四", "中五", "外六"]
 _JOKER_VALUE = {"BJ": 2, "SJ": 1}
@@ -33,11 +34,11 @@ class _Sim:
         self.rules = Rules.load(profile_id)
         self.rng = random.Random(f"{profile_id}/{seed}")
         self.ref = GoujiReferee(self.rules)
-        self.events: list[dict[str, Any]] = []
+        self.events: list[Event] = []
         self.t = 0.0
         self.inject_left = inject
         self.injected: list[dict[str, Any]] = []
-        self.legal_violations: list[dict[str, Any]] = []
+        self.legal_violations: list[Ruling] = []
         self.claim: tuple[int, int, Counter[str]] | None = None
         cards = deck(4)
         self.rng.shuffle(cards)
@@ -47,9 +48,12 @@ class _Sim:
         self.dealt = [sorted(map(str, h)) for h in self.hands]
 
     # --- events ------------------------------------------------------------------------------
-    def emit(self, type_: str, **fields: Any) -> list[dict[str, Any]]:
+    def emit(self, type_: str, **fields: Any) -> list[Ruling]:
         self.t += round(self.rng.uniform(0.4, 4.0), 2)
-        ev = {"v": 1, "seq": len(self.events), "t": round(self.t, 2), "type": type_, **fields}
+        # unvalidated on purpose: a simulated violation may be any shape the sim injects
+        ev = cast(
+            Event, {"v": 1, "seq": len(self.events), "t": round(self.t, 2), "type": type_, **fields}
+        )
         self.events.append(ev)
         return self.ref.feed(ev)
 
@@ -360,7 +364,7 @@ class _Sim:
         return True
 
     # --- the deal ------------------------------------------------------------------------------
-    def run(self) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    def run(self) -> tuple[list[Event], dict[str, Any]]:
         leader = self.rng.randrange(SEATS)
         self.emit(
             "match_start",
@@ -478,9 +482,7 @@ class _Sim:
         return False
 
 
-def simulate(
-    profile_id: str, seed: int, inject: int = 0
-) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+def simulate(profile_id: str, seed: int, inject: int = 0) -> tuple[list[Event], dict[str, Any]]:
     """A random legal deal for ``profile_id`` as record events, and its ground truth (hands
     dealt and after the exchanges, finishing order, scores, injected violations with the
     ``seq`` where each must be flagged)."""

@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from random import Random
 from typing import Any
 
-from engine.cards import Card, deck, parse_cards
-from engine.record import SeqCounter
+from engine.cards import Card, deck
+from engine.record import Event, SeqCounter, cards_of
 from engine.tractor.combos import Combo, classify, split
 from engine.tractor.follow import build_follow, judge_follow
 from engine.tractor.order import Trump, context
@@ -113,14 +113,14 @@ class MatchSim:
         self.to_inject = inject
         self.counter = SeqCounter()
         self.t = 0.0
-        self.events: list[dict[str, Any]] = []
+        self.events: list[Event] = []
         self.truth = Truth(rules.id, seed)
         self.levels = [rules.start, rules.start]
         self.tricks_left = hands * rules.hand
 
     # --- plumbing -----------------------------------------------------------------------
 
-    def _emit(self, type_: str, **fields: Any) -> dict[str, Any]:
+    def _emit(self, type_: str, **fields: Any) -> Event:
         self.t += 0.5 + self.rng.random() * 2
         ev = self.counter.event(type_, self.t, **fields)
         self.events.append(ev)
@@ -146,7 +146,7 @@ class MatchSim:
 
     # --- the match ----------------------------------------------------------------------
 
-    def run(self) -> tuple[list[dict[str, Any]], Truth]:
+    def run(self) -> tuple[list[Event], Truth]:
         r = self.rules
         self._emit(
             "match_start",
@@ -427,7 +427,7 @@ class MatchSim:
 
 def simulate(
     profile: Rules, seed: int, hands: int = 1, inject: int = 0, kinds: Sequence[str] = INJECTABLE
-) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+) -> tuple[list[Event], dict[str, Any]]:
     """A simulated match record and its truth (with each injection's first proving ``seq``)."""
     events, truth = MatchSim(profile, seed, hands, inject, kinds).run()
     for inj in truth.injected:
@@ -436,7 +436,7 @@ def simulate(
     return events, truth.as_dict()
 
 
-def proof_of(events: list[dict[str, Any]], inj: Injected, rules: Rules) -> int | None:
+def proof_of(events: list[Event], inj: Injected, rules: Rules) -> int | None:
     """The first ``seq`` whose cards prove ``inj`` (brute force over the true record)."""
     deal_events = _deal_of(events, inj.at_seq)
     trump = next(
@@ -449,15 +449,15 @@ def proof_of(events: list[dict[str, Any]], inj: Injected, rules: Rules) -> int |
     idx = next(i for i, e in enumerate(plays) if e["seq"] == inj.at_seq)
     # the trick of the injected play: its lead is the last lead at or before it
     lead_ev = _lead_of(plays, idx)
-    lead = classify(lead_ev["cards"], trump, rules)
+    lead = classify(cards_of(lead_ev), trump, rules)
     me = plays[idx]
     if inj.rule in ("revoke", "missed_pair", "missed_tractor"):
-        mine = parse_cards(me["cards"])
+        mine = cards_of(me)
         held = list(mine)
         for e in plays[idx + 1 :]:
             if e["seat"] != inj.seat:
                 continue
-            held += parse_cards(e["cards"])
+            held += cards_of(e)
             v = judge_follow(lead, held, mine, trump, rules)
             if not v.ok:
                 return int(e["seq"])
@@ -469,9 +469,9 @@ def proof_of(events: list[dict[str, Any]], inj: Injected, rules: Rules) -> int |
         after = [e for e in deal_events if e["seq"] > inj.at_seq]
         for e in after:
             if e["type"] == "bottom_reveal" and pooled:
-                bottom = parse_cards(e["cards"])
+                bottom = cards_of(e)
             elif e["type"] == "play" and e["seat"] != inj.seat:
-                held_by[e["seat"]] += parse_cards(e["cards"])
+                held_by[e["seat"]] += cards_of(e)
             else:
                 continue
             hands = list(held_by.values())
@@ -483,7 +483,7 @@ def proof_of(events: list[dict[str, Any]], inj: Injected, rules: Rules) -> int |
     return inj.at_seq
 
 
-def _deal_of(events: list[dict[str, Any]], seq: int) -> list[dict[str, Any]]:
+def _deal_of(events: list[Event], seq: int) -> list[Event]:
     start = max(i for i, e in enumerate(events) if e["type"] == "hand_start" and e["seq"] <= seq)
     end = next(
         (i for i, e in enumerate(events) if i > start and e["type"] == "hand_end"), len(events)
@@ -491,7 +491,7 @@ def _deal_of(events: list[dict[str, Any]], seq: int) -> list[dict[str, Any]]:
     return events[start : end + 1]
 
 
-def _lead_of(plays: list[dict[str, Any]], idx: int) -> dict[str, Any]:
+def _lead_of(plays: list[Event], idx: int) -> Event:
     """The lead of the trick holding ``plays[idx]``: tricks are 4 plays (a short record
     ends a trick early only at the end of the deal)."""
     return plays[(idx // 4) * 4]

@@ -27,10 +27,17 @@ spreading the handlers over modules would split that machine without making any 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
-from engine.cards import Card, CardError, parse_cards
-from engine.record import Event, Ruling, apply_corrections, correction_problem
+from engine.cards import Card, CardError
+from engine.record import (
+    Event,
+    Ruling,
+    apply_corrections,
+    banker_of,
+    cards_of,
+    correction_problem,
+)
 from engine.tractor.combos import Combo, classify
 from engine.tractor.deal import (
     PENALTY_KEY,
@@ -149,9 +156,9 @@ class Referee:
             self._error(ev, f"cannot judge this event: {e}")
 
     def _error(self, ev: Event, problem: str) -> None:
-        err = {"seq": ev.get("seq"), "type": ev.get("type"), "problem": problem}
-        self.errors.append(err)
-        self._out.append({"kind": "error", **err})
+        seq, type_ = ev.get("seq"), ev.get("type")
+        self.errors.append({"seq": seq, "type": type_, "problem": problem})
+        self._out.append({"kind": "error", "seq": seq, "type": type_, "problem": problem})
 
     def _hand(self, ev: Event) -> HandState | None:
         h = self.hands[-1] if self.hands else None
@@ -197,12 +204,12 @@ class Referee:
             h.trump = Trump(level=h.level, suit=late["suit"])
             h.trump_seq = late["seq"]
             if "banker" in late:
-                h.banker = int(late["banker"])
+                h.banker = banker_of(late)
 
     def _on_declare(self, ev: Event) -> None:
         h = self._hand(ev)
         if h is not None:
-            h.declares.append((ev["seq"], int(ev["seat"]), parse_cards(ev["cards"])))
+            h.declares.append((ev["seq"], int(ev["seat"]), cards_of(ev)))
 
     def _on_trump(self, ev: Event) -> None:
         h = self._hand(ev)
@@ -212,7 +219,7 @@ class Referee:
         h.trump = Trump(level=h.level, suit=ev["suit"])
         h.trump_seq = ev["seq"]
         if "banker" in ev:
-            h.banker = int(ev["banker"])
+            h.banker = banker_of(ev)
         if late:
             # entered after play began (the trump was unknown): it holds for the whole deal,
             # so the deal is judged again as if it had come first
@@ -296,7 +303,7 @@ class Referee:
         if h is None or ev["what"] != "hand":
             return
         seat = int(ev["seat"])
-        h.seats[seat].show(parse_cards(ev["cards"]))
+        h.seats[seat].show(cards_of(ev))
         self._recheck(h, seat, None, ev, "audit")
 
     def _on_bottom_reveal(self, ev: Event) -> None:
@@ -304,7 +311,7 @@ class Referee:
         if h is None:
             self._error(ev, "bottom_reveal before any deal")
             return
-        h.bottom = parse_cards(ev["cards"])
+        h.bottom = cards_of(ev)
         h.bottom_seq = ev["seq"]
         if len(h.bottom) != self.rules.bottom and not any(
             v.rule == "wrong_bury_count" for v in h.violations
@@ -365,7 +372,7 @@ class Referee:
         if not 0 <= seat < len(self.seats):
             self._error(ev, f"seat {seat} is not at this table")
             return
-        cards = parse_cards(ev["cards"])
+        cards = cards_of(ev)
         self._check_copies(h, ev, cards)
         trump = self._trump(h, ev)
         rec = PlayRec(ev["seq"], seat, cards, ev.get("evidence"), ev.get("confidence"))
@@ -606,7 +613,7 @@ class Referee:
         if decided:
             v.status = decided[0]
         h.violations.append(v)
-        self._out.append({"kind": "violation", **self._violation_doc(v)})
+        self._out.append(self._violation_ruling(v))
 
     def _penalty(self, rule: str, count: int) -> dict[str, Any]:
         pen = self.rules.penalty(PENALTY_KEY.get(rule, rule))
@@ -622,6 +629,10 @@ class Referee:
         d = v.as_dict()
         d["provisional"] = v.at_seq in self.unsure or v.proven_by_seq in self.unsure
         return d
+
+    def _violation_ruling(self, v: Violation) -> Ruling:
+        # the doc's keys are RulingFields' violation fields (Violation.as_dict)
+        return cast(Ruling, {"kind": "violation", **self._violation_doc(v)})
 
     def _hand_doc(self, h: HandState) -> dict[str, Any]:
         return hand_doc(h, self.rules, self.teams, self._violation_doc)
@@ -707,7 +718,7 @@ class Referee:
                 out.append({"kind": "withdrawn", "id": vid, "by_seq": by_seq})
         for vid, v in after.items():
             if vid not in before:
-                out.append({"kind": "violation", **fresh._violation_doc(v)})
+                out.append(fresh._violation_ruling(v))
         for key, ruling in fresh._settled().items():  # tricks and deals whose result moved
             if settled.get(key) != ruling:
                 out.append({**ruling, "by_seq": by_seq})

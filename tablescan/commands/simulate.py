@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.games import game_of_profile
-from engine.record import dumps_event
+from engine.record import Event, dumps_event
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -33,7 +33,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 def simulate(
     profile: str, seed: int, inject: int, hands: int, kinds: list[str] | None
-) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+) -> tuple[list[Event], dict[str, Any]]:
     """Dispatch by game: the tractor record simulator, or the Gouji engine's."""
     if game_of_profile(profile).name == "gouji":
         try:

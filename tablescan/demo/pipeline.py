@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from engine.record import Event
+from engine.record import Event, Ruling
 from tablescan.demo.view import TerminalView
 from tablescan.node import NodeHooks
 from tablescan.recorded_presses import presses_beside
@@ -78,7 +78,7 @@ def demo_pipeline(
         if view_box:
             view_box[0].event(ev)
 
-    def on_ruling(ev: Event, r: dict[str, Any]) -> None:
+    def on_ruling(ev: Event, r: Ruling) -> None:
         if view_box:
             view_box[0].ruling(ev, r)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from engine.record import Event
+from engine.record import Event, Ruling
 from tablescan.node import TableNode
 
 
@@ -27,10 +27,10 @@ class TerminalView:
         seat = ev.get("seat")
         who = self.node.cfg.seats[seat] if isinstance(seat, int) else ""
         text = {
-            "play": f"{who} plays {' '.join(ev.get('cards', []))}",
-            "declare": f"{who} declares {' '.join(ev.get('cards', []))}",
+            "play": f"{who} plays {' '.join(ev.get('cards') or [])}",
+            "declare": f"{who} declares {' '.join(ev.get('cards') or [])}",
             "bury": f"{who} buries {ev.get('count')} cards",
-            "bottom_reveal": f"bottom turned up: {' '.join(ev.get('cards', []))}",
+            "bottom_reveal": f"bottom turned up: {' '.join(ev.get('cards') or [])}",
             "needs_referee": f"NEEDS REFEREE (seq {ev.get('ref')}): {ev.get('reason')}",
             "correction": f"correction of seq {ev.get('ref')}: {ev.get('why')}",
         }.get(kind, kind)
@@ -41,7 +41,7 @@ class TerminalView:
         else:
             self.draw(force=True)
 
-    def ruling(self, ev: Event, ruling: dict[str, Any]) -> None:
+    def ruling(self, ev: Event, ruling: Ruling) -> None:
         if ruling.get("kind") == "violation":
             # a ruling on a read awaiting the referee is not an accusation yet: say so
             kind = "provisional" if ruling.get("provisional") else "VIOLATION"
