@@ -23,6 +23,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from engine.gouji.referee import GoujiReferee  # noqa: E402
+from engine.gouji.rules import Rules  # noqa: E402
+from tablescan.match import rulings_of  # noqa: E402
 from tablescan.render import read_truth  # noqa: E402
 from tablescan.render_gouji import judged, render_simulated_gouji  # noqa: E402
 
@@ -110,10 +113,18 @@ def gouji_match(profile: str, seed: int, hands: int, detector: str, folder: Path
         f"  match result: {jr.get('match')} vs truth {jt.get('match')}: "
         f"{'equal' if same else 'DIFFERENT'}; match over in the record: {ended}"
     )
-    firm = sum(not v.get("provisional") for v in jr["violations"])
+    # the violations as the node rules them (one on a read doubted at once: provisional),
+    # not the report of the record judged afresh, which rules before it meets the doubt
+    ruled = [
+        r
+        for r in rulings_of(GoujiReferee(Rules.load(profile)), rec)
+        if r.get("kind") == "violation"
+    ]
+    firm = sum(not v.get("provisional") for v in ruled)
+    ok &= detector != "labels" or firm == len(jt["violations"])
     print(
-        f"  violations ruled {len(jr['violations'])} (truth {len(jt['violations'])}), "
-        f"of them firm {firm}, provisional {len(jr['violations']) - firm}"
+        f"  violations ruled {len(ruled)} (truth {len(jt['violations'])}), "
+        f"of them firm {firm}, provisional {len(ruled) - firm}"
     )
     return ok
 
