@@ -10,8 +10,10 @@ the first still frame to the event (median), and replay frames/s.
     .venv/bin/python bench/bench_pipeline.py --split train --seed 200   # training designs:
                                         # where pipeline settings are chosen, never on held-out
     .venv/bin/python bench/bench_pipeline.py --match [--match-hands 3]   # a whole match in one
-                                        # run: per hand plays, prompts, silent errors, points
-                                        # and levels against the truth, and the match result
+                                        # run, both games: per hand plays, prompts, silent
+                                        # errors, points and levels (80 points) or places
+                                        # (Gouji, bench_gouji_match.py) against the truth,
+                                        # and the match result
 
 Renders go to ``renders/bench/`` (``renders/bench-train/``; git-ignored), reused when there.
 The latency histogram goes to ``artifacts/bench/pipeline_latency.png`` (git-ignored).
@@ -114,7 +116,7 @@ def split_hands(events: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
 
 def judged(events: list[dict[str, Any]]) -> tuple[list[Any], dict[str, Any]]:
     """(each deal's levels after, the match result) as the referee judges the whole record."""
-    from tablescan.node import match_result
+    from tablescan.match import match_result
 
     ref = referee_for(next(e for e in events if e["type"] == "match_start"))
     for e in events:
@@ -125,17 +127,12 @@ def judged(events: list[dict[str, Any]]) -> tuple[list[Any], dict[str, Any]]:
 
 def bench_match(args: argparse.Namespace, kind: str, out: Path) -> int:
     """One rendered match (``--match-hands`` deals) replayed through one node, to its end."""
-    import importlib.util
-
-    games = [("tractor", "standard")]
-    if importlib.util.find_spec("tablescan.render_gouji") is None:
-        print("gouji: skipped: tablescan.render_gouji is not in this checkout (no Gouji render)")
-    else:
-        games.append(("gouji", ""))
     ok = True
-    for game, profile in games:
+    for game, profile in (("tractor", "standard"), ("gouji", args.gouji_profile)):
         if game == "gouji":
-            print("gouji: tablescan.render_gouji found, but this bench has no Gouji match yet")
+            from bench.bench_gouji_match import gouji_match
+
+            ok &= gouji_match(profile, args.gouji_seed, args.gouji_hands, kind, out)
             continue
         seed = args.seed
         video = out / f"match{seed}x{args.match_hands}.mp4"
@@ -179,7 +176,8 @@ def bench_match(args: argparse.Namespace, kind: str, out: Path) -> int:
         same = g_result == t_result and len(g_hands) == len(t_hands)
         ok &= same
         print(f"  match result: {g_result} vs truth {t_result}: {'equal' if same else 'DIFFERENT'}")
-        print(f"  match over in the record: {any(e['type'] == 'match_end' for e in node.events)}")
+        ended = [any(e["type"] == "match_end" for e in r) for r in (node.events, truth)]
+        print(f"  match over in the record: {ended[0]} (truth: {ended[1]})")
         plot_latency(
             {"first still frame -> event": stats.latency_ms},
             "pipeline_match_latency.png",
@@ -222,6 +220,9 @@ def main() -> int:
     )
     ap.add_argument("--match", action="store_true", help="one whole match through one node")
     ap.add_argument("--match-hands", type=int, default=3, help="deals in the --match render")
+    ap.add_argument("--gouji-profile", default="gouji-core", help="the --match Gouji sheet")
+    ap.add_argument("--gouji-seed", type=int, default=1, help="the --match Gouji render's seed")
+    ap.add_argument("--gouji-hands", type=int, default=2, help="deals in the --match Gouji render")
     args = ap.parse_args()
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     hands = 10 if args.full else args.hands

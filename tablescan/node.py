@@ -535,10 +535,12 @@ class TableNode:
             if self.hooks.on_ruling:
                 self.hooks.on_ruling(ev, r)
 
-    def external(self, body: Mapping[str, Any]) -> list[Event]:
+    def external(self, body: Mapping[str, Any], referee: bool = False) -> list[Event]:
         """An event from outside the camera (a seat button: ``pass``/``button``) through the
         normal path: seq assigned here, stored, judged. A press already recorded (same
-        ``meta.press``, e.g. resent by the board after a host restart) is dropped."""
+        ``meta.press``, e.g. resent by the board after a host restart) is dropped.
+        ``referee``: a referee's ``hand_start``/``hand_end``/``match_end`` (a seat chord),
+        taken in as the dashboard's are (the deal read anew, the match decided after it)."""
         press = (body.get("meta") or {}).get("press")
         if isinstance(press, str):
             if press in self._presses:
@@ -547,7 +549,11 @@ class TableNode:
             self._presses.add(press)
         fields = {k: v for k, v in body.items() if k not in ("v", "seq", "t", "table")}
         t = body.get("t")
-        return self._emit(fields, float(t) if isinstance(t, int | float) else self.t_now)
+        out = self._emit(fields, float(t) if isinstance(t, int | float) else self.t_now)
+        for ev in out if referee else []:
+            if ev["type"] in ("hand_start", "hand_end", "match_end"):
+                self._lifecycle(ev, outside=True)
+        return out
 
     def _write(self, fields: Event, t: float) -> None:
         self._emit(dict(fields), t)

@@ -71,8 +71,10 @@ class RecordedPresses:
             self.fed[str(body["type"])] += 1
 
     def _new_deal(self) -> None:
-        """A new deal: the cards seen so far are back in the decks."""
+        """A new deal: the cards seen so far are back in the decks, and the deal opens as a
+        fresh one does (the last deal's ``hand_end`` left fusion done: nothing more read)."""
         f = self.node.fusion
+        f.phase = "deal" if f.turns else "play"
         f.seen.clear()
         f.played.clear()
         f.pending = None

@@ -24,7 +24,7 @@
   function scoreTractor(v) {
     const teams = v.teams.map((tm) => `<div class="team${tm.banker_side ? " bank" : ""}"><span class="k">${esc(tm.names.join(" · "))}${tm.banker_side ? " · " + esc(t("banker")) : ""}</span><span>${esc(t("level {l}", { l: tm.level ?? "–" }))}</span></div>`).join("");
     const pts = v.attacker_points == null ? "–" : esc(v.attacker_points);
-    return `<div class="w score" data-widget="score">${teams}<div class="team"><span class="k">${esc(t("Attackers' score"))}</span><span class="pts">${pts}</span></div><div class="team"><span class="k">${esc(t("hand {n}", { n: v.hand ?? "–" }))} · ${esc(t("trump"))}</span><span class="trump">${esc((v.trump || {}).level || "")} ${suitHTML((v.trump || {}).suit)}</span></div>${v.match && v.match.over ? `<div class="team match-over"><span class="k">${esc(t("Match over"))}</span></div>` : ""}</div>`;
+    return `<div class="w score" data-widget="score">${teams}<div class="team"><span class="k">${esc(t("Attackers' score"))}</span><span class="pts">${pts}</span></div><div class="team"><span class="k">${esc(t("hand {n}", { n: v.hand ?? "–" }))} · ${esc(t("trump"))}</span><span class="trump">${esc((v.trump || {}).level || "")} ${suitHTML((v.trump || {}).suit)}</span></div>${matchOver(v)}</div>`;
   }
 
   function scoreGouji(v) {
@@ -32,7 +32,12 @@
     const order = (v.places || []).map((s, i) => `<span data-place="${i + 1}">${esc(placeName(i, n))} ${name(v, s)}</span>`).join(" · ");
     const leader = v.current_trick && v.current_trick.plays.length ? v.current_trick.plays[v.current_trick.plays.length - 1].seat : null;
     const holds = leader == null ? "" : `<div class="team"><span class="k">${esc(t("Round held by"))}</span><span>${name(v, leader)}</span></div>`;
-    return `<div class="w score gj" data-widget="score"><div class="team"><span class="k">${esc(t("Gouji"))} · ${esc(t("hand {n}", { n: v.hand ?? "–" }))}</span><span>${esc(t("Finishing order"))}</span></div><div class="team"><span class="k">${esc(t("out so far"))}</span><span>${order || "–"}</span></div>${holds}</div>`;
+    return `<div class="w score gj" data-widget="score"><div class="team"><span class="k">${esc(t("Gouji"))} · ${esc(t("hand {n}", { n: v.hand ?? "–" }))}</span><span>${esc(t("Finishing order"))}</span></div><div class="team"><span class="k">${esc(t("out so far"))}</span><span>${order || "–"}</span></div>${holds}${matchOver(v)}</div>`;
+  }
+
+  // "match over" once the record holds a match_end (both games)
+  function matchOver(v) {
+    return v.match && v.match.over ? `<div class="team match-over"><span class="k">${esc(t("Match over"))}</span></div>` : "";
   }
 
   function players(v) {
