@@ -63,26 +63,6 @@ SHOWN_ELSEWHERE = (
     _l("Too many failed attempts; wait a minute."),
 )
 
-#: Where a profile's citations for a rule live (besides keys named after the rule itself).
-RULE_CITE_KEYS: dict[str, tuple[str, ...]] = {
-    "revoke": ("follow",),
-    "missed_pair": ("follow",),
-    "missed_tractor": ("follow", "follow.tractors"),
-    "failed_throw": ("throw",),
-    "wrong_bury_count": ("bottom",),
-    "wrong_count": ("follow",),
-    "illegal_overcall": ("declare", "declare.ladder"),
-    "illegal_declaration": ("declare",),
-    "invalid_set": ("sets",),
-    "not_beating": ("sets", "sets.joker_compare", "sets.two_big_kill_one"),
-    "illegal_burn": ("burn",),
-    "burn_no_joker": ("burn",),
-    "time_limit": ("flow.time_limit_s", "flow.timeout"),
-    "early_three": ("bie3",),
-    "last_not_three": ("bie3",),
-    "foul": ("score.foul_points",),
-}
-
 
 # -- catalogs ------------------------------------------------------------------------------
 
@@ -232,7 +212,7 @@ def table_rules(tid: str) -> Any:
     cites = profile_cites(str(view.get("game") or ""), str(view.get("profile") or ""))
     out = {}
     for rid in RULE_NAMES:
-        keys = {rid, f"penalties.{rid}", *RULE_CITE_KEYS.get(rid, ())}
+        keys = {rid, f"penalties.{rid}", *names.CITE_KEYS.get(rid, ())}
         quotes = [q for k, q in cites.items() if k in keys or k.startswith(f"{rid}.")]
         out[rid] = {"name": rule_name(rid), "cites": quotes}
     return jsonify(profile=view.get("profile"), rules=out)

@@ -102,3 +102,25 @@ def cards_text(cards: list[str] | None, lang: str = "zh_CN") -> str:
     if not cards:
         return "-"
     return (", " if lang == "en" else "、").join(card_name(c, lang) for c in cards)
+
+
+#: Where a profile's citations for a rule live, besides the keys named after the rule itself
+#: (the dashboard's sheet quotes and the dispute report both read them).
+CITE_KEYS: dict[str, tuple[str, ...]] = {
+    "revoke": ("follow",),
+    "missed_pair": ("follow",),
+    "missed_tractor": ("follow", "follow.tractors"),
+    "failed_throw": ("throw",),
+    "wrong_bury_count": ("bottom",),
+    "wrong_count": ("follow",),
+    "illegal_overcall": ("declare", "declare.ladder"),
+    "illegal_declaration": ("declare",),
+    "invalid_set": ("sets",),
+    "not_beating": ("sets", "sets.joker_compare", "sets.two_big_kill_one"),
+    "illegal_burn": ("burn",),
+    "burn_no_joker": ("burn",),
+    "time_limit": ("flow.time_limit_s", "flow.timeout"),
+    "early_three": ("bie3",),
+    "last_not_three": ("bie3",),
+    "foul": ("score.foul_points",),
+}

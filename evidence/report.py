@@ -25,23 +25,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from engine import names
+
 CHROMIUM = "/usr/bin/chromium"
 PRINT_TIMEOUT_S = 90.0
-#: extra sheet keys that quote a rule besides its own id (as the dashboard's rule page)
-CITE_KEYS: dict[str, tuple[str, ...]] = {
-    "revoke": ("follow",),
-    "missed_pair": ("follow",),
-    "missed_tractor": ("follow", "follow.tractors"),
-    "failed_throw": ("throw",),
-    "wrong_bury_count": ("bottom",),
-    "wrong_count": ("follow",),
-    "illegal_overcall": ("declare", "declare.ladder"),
-    "illegal_declaration": ("declare",),
-    "invalid_set": ("sets",),
-    "not_beating": ("sets", "sets.joker_compare", "sets.two_big_kill_one"),
-    "illegal_burn": ("burn",),
-    "burn_no_joker": ("burn",),
-}
 RULES_ZH = {
     "revoke": "不跟花色（垫牌违例）",
     "missed_pair": "应跟对子未跟",
@@ -142,7 +129,7 @@ def rule_quotes(game: str, profile: str, rule: str) -> list[str]:
         return []
     raw = getattr(rules, "cites", None) or getattr(rules, "cite", None) or {}
     cites = {str(k): str(v) for k, v in (raw.items() if isinstance(raw, dict) else raw)}
-    keys = {rule, f"penalties.{rule}", *CITE_KEYS.get(rule, ())}
+    keys = {rule, f"penalties.{rule}", *names.CITE_KEYS.get(rule, ())}
     return [q for k, q in cites.items() if k in keys or k.startswith(f"{rule}.")]
 
 

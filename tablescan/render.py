@@ -23,9 +23,8 @@ from typing import Any, cast
 from engine.games import game_of_profile, referee_for
 from engine.record import Event, apply_corrections, cards_text, dumps_event
 from tablescan.config import dump_config
-from vision.calibration import Layout
-from vision.synth.match_video import FPS, IMAGE_SIZE, MARKER_SIZE, Camera, draw_match
-from vision.synth.timeline import TABLE
+from tablescan.render_config import table_config
+from vision.synth.match_video import FPS, IMAGE_SIZE, draw_match
 
 log = logging.getLogger(__name__)
 
@@ -58,46 +57,6 @@ def trick_winners(events: list[dict[str, Any]]) -> dict[int, int]:
         log.info("trick winners from the play order (%s)", e)
         out = {}
     return out
-
-
-def table_config(
-    video: Path, start: dict[str, Any], hand: dict[str, Any] | None, camera: Camera, layout: Layout
-) -> dict[str, Any]:
-    """The ``table.toml`` content that lets ``replay`` read this video."""
-    seats = list(start["seats"])
-    return {
-        "table": {
-            "id": video.stem,
-            "game": start.get("game", "tractor"),
-            "profile": start["profile"],
-            "seats": seats,
-            "teams": start.get("teams", [[0, 2], [1, 3]]),
-            "levels": start.get("levels", ["2", "2"]),
-            **({"banker": hand["banker"]} if hand and hand.get("banker") is not None else {}),
-            "decks": 2,
-        },
-        "source": {"uri": video.name, "fps": FPS},
-        "model": {"path": "models/cards.onnx"},  # min_score: the model's own sure score
-        "calibration": {
-            "method": "aruco",
-            "table_size": [TABLE, TABLE],
-            "dictionary": "DICT_4X4_50",
-            "marker_ids": [0, 1, 2, 3],
-            "marker_size": MARKER_SIZE,
-            "points": [list(p) for p in camera.table_corners_image()],
-        },
-        "motion": {"still_frames": 2},
-        "areas": [
-            {
-                "name": a.name,
-                "kind": a.kind,
-                **({"seat": a.seat} if a.seat is not None else {}),
-                "polygon": [list(p) for p in a.polygon],
-            }
-            for a in layout.areas
-        ],
-        "masks": [{"polygon": [list(p) for p in m]} for m in layout.masks],
-    }
 
 
 def render_match(

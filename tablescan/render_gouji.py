@@ -16,7 +16,6 @@ drawing sweeps the cloth there). Written beside ``match.mp4``:
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
@@ -26,10 +25,9 @@ from engine.gouji.rules import Rules
 from engine.gouji.sim import simulate
 from engine.record import Event, dumps_event
 from tablescan.config import dump_config
-from vision.calibration import Layout
+from tablescan.render_config import table_config
 from vision.synth.gouji_video import draw_gouji
-from vision.synth.match_video import FPS, MARKER_SIZE, Camera
-from vision.synth.timeline import TABLE
+from vision.synth.match_video import FPS
 
 log = logging.getLogger(__name__)
 DECKS = 4  # 「共216张牌」: every Gouji sheet the engine knows plays four decks
@@ -48,49 +46,6 @@ class GoujiRender:
     fps: float
     design: str
     events: int
-
-
-def table_config(
-    video: Path,
-    start: Mapping[str, Any],
-    hand: Mapping[str, Any] | None,
-    camera: Camera,
-    layout: Layout,
-) -> dict[str, Any]:
-    """The ``table.toml`` that lets ``replay`` read this video: six seats, four decks."""
-    return {
-        "table": {
-            "id": video.stem,
-            "game": "gouji",
-            "profile": start["profile"],
-            "seats": list(start["seats"]),
-            "teams": start.get("teams", [[0, 2, 4], [1, 3, 5]]),
-            "levels": start.get("levels", ["-", "-"]),
-            **({"banker": hand["banker"]} if hand and hand.get("banker") is not None else {}),
-            "decks": DECKS,
-        },
-        "source": {"uri": video.name, "fps": FPS},
-        "model": {"path": "models/cards.onnx"},
-        "calibration": {
-            "method": "aruco",
-            "table_size": [TABLE, TABLE],
-            "dictionary": "DICT_4X4_50",
-            "marker_ids": [0, 1, 2, 3],
-            "marker_size": MARKER_SIZE,
-            "points": [list(p) for p in camera.table_corners_image()],
-        },
-        "motion": {"still_frames": 2},
-        "areas": [
-            {
-                "name": a.name,
-                "kind": a.kind,
-                **({"seat": a.seat} if a.seat is not None else {}),
-                "polygon": [list(p) for p in a.polygon],
-            }
-            for a in layout.areas
-        ],
-        "masks": [{"polygon": [list(p) for p in m]} for m in layout.masks],
-    }
 
 
 def simulated_deals(profile: str, seed: int, hands: int = 2) -> list[Event]:
@@ -177,7 +132,7 @@ def render_gouji(
                 continue
             press = {k: v for k, v in ev.items() if k not in ("v", "seq", "evidence")}
             presses.write(dumps_event(press) + "\n")
-    cfg = table_config(out, start, hand, drawn.camera, drawn.layout)
+    cfg = table_config(out, start, hand, drawn.camera, drawn.layout, decks=DECKS)
     table_path = stem.with_name(stem.name + ".table.toml")
     table_path.write_text(
         f"# Rendered by tablescan render-match (Gouji, seed {seed}, design {drawn.design}, "

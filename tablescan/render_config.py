@@ -1,0 +1,59 @@
+"""The ``table.toml`` a rendered video comes with, so ``replay`` reads it as a table node
+would read a real table: one definition for both games' renderers."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from vision.calibration import Layout
+from vision.synth.match_video import FPS, MARKER_SIZE, Camera
+from vision.synth.timeline import TABLE
+
+
+def table_config(
+    video: Path,
+    start: Mapping[str, Any],
+    hand: Mapping[str, Any] | None,
+    camera: Camera,
+    layout: Layout,
+    *,
+    decks: int = 2,
+) -> dict[str, Any]:
+    """The ``table.toml`` content that lets ``replay`` read this video (the game, seats,
+    teams and levels from the record's ``match_start``; ``decks``: the game's deck count)."""
+    gouji = start.get("game") == "gouji"
+    return {
+        "table": {
+            "id": video.stem,
+            "game": start.get("game", "tractor"),
+            "profile": start["profile"],
+            "seats": list(start["seats"]),
+            "teams": start.get("teams", [[0, 2, 4], [1, 3, 5]] if gouji else [[0, 2], [1, 3]]),
+            "levels": start.get("levels", ["-", "-"] if gouji else ["2", "2"]),
+            **({"banker": hand["banker"]} if hand and hand.get("banker") is not None else {}),
+            "decks": decks,
+        },
+        "source": {"uri": video.name, "fps": FPS},
+        "model": {"path": "models/cards.onnx"},  # min_score: the model's own sure score
+        "calibration": {
+            "method": "aruco",
+            "table_size": [TABLE, TABLE],
+            "dictionary": "DICT_4X4_50",
+            "marker_ids": [0, 1, 2, 3],
+            "marker_size": MARKER_SIZE,
+            "points": [list(p) for p in camera.table_corners_image()],
+        },
+        "motion": {"still_frames": 2},
+        "areas": [
+            {
+                "name": a.name,
+                "kind": a.kind,
+                **({"seat": a.seat} if a.seat is not None else {}),
+                "polygon": [list(p) for p in a.polygon],
+            }
+            for a in layout.areas
+        ],
+        "masks": [{"polygon": [list(p) for p in m]} for m in layout.masks],
+    }
