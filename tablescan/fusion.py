@@ -112,6 +112,7 @@ class Fusion:
         turns: bool = True,
         level: str | None = None,
         extra_checks: Callable[[int, list[str]], list[tuple[str, str]]] | None = None,
+        answered: Callable[[], tuple[int, list[str]] | None] | None = None,
     ) -> None:
         self.n = n_seats
         self.decks = decks
@@ -136,6 +137,7 @@ class Fusion:
         self.declarers: list[int] = []
         self.cleared: set[int] = set()  # seats whose area was cleared since they last played
         self.extra_checks = extra_checks  # a game's own checks of a play (tablescan.fusion_gouji)
+        self.answered = answered  # the set a play answers, doubted with an answer that disagrees
 
     def bury_seat(self) -> int | None:
         """Who buries: the configured banker, else the one the declarations made."""
@@ -357,8 +359,17 @@ class Fusion:
         bad = self._impossible(cards)
         if bad:
             problems.append(("impossible", f"more copies than {self.decks} decks: {' '.join(bad)}"))
+        disputed: list[Decision] = []  # the set answered, when this answer's count disagrees
         if self.extra_checks is not None:
-            problems += self.extra_checks(seat, cards)
+            extra = self.extra_checks(seat, cards)
+            problems += extra
+            standing = self.answered() if extra and self.answered is not None else None
+            if standing is not None:
+                disputed = [
+                    d
+                    for d in self.played[::-1]
+                    if d.event.get("seat") == standing[0] and d.event.get("cards") == standing[1]
+                ][:1]
         if self.trick.leader is None:
             self.trick.leader = seat
         self.cleared.discard(seat)
@@ -374,6 +385,8 @@ class Fusion:
         unsure = self._unsure(cards, scores, problems, whole)
         d = Decision(ev, obs, unsure, scores=tuple(scores))
         late = self._doubt_earlier(obs, bad, out_of_turn=expected not in (None, seat))
+        why = "a later answer's card count disagrees with this set: it may be misread"
+        late += self._flag_late(disputed, obs, "later_doubt", why)
         self.trick.decisions.append(d)
         self.played.append(d)
         fixed = self._trim_lead(obs) or self._fit_to_trick(obs)

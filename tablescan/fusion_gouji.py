@@ -4,8 +4,9 @@ Gouji has no fixed turn and no lead count for fusion to check, but an answer (or
 have as many cards as the set it answers (C6: 「张数相同」). A read of another count, by a
 seat that is not leading anew, most likely lost a card under its twin (a pair read as one) or
 saw one twice: the play goes to a referee, so the Gouji referee's not-beating ruling on it
-stays provisional. The referee's own state (fed the seat presses) says what stands and who may
-lead.
+stays provisional. And since the set answered may be the misread one (a single read as a pair),
+it is doubted too (``answered_set`` tells fusion which set that was). The referee's own state
+(fed the seat presses) says what stands and who may lead.
 """
 
 from __future__ import annotations
@@ -38,3 +39,22 @@ def answer_count_check(referee: RefereeLike | None) -> Callable[[int, list[str]]
         return []
 
     return check
+
+
+def answered_set(referee: RefereeLike | None) -> Callable[[], tuple[int, list[str]] | None]:
+    """The set standing in the round (seat, cards), by the referee's state: what an answer of
+    another count disagrees with."""
+
+    def standing() -> tuple[int, list[str]] | None:
+        if referee is None:
+            return None
+        try:
+            hand: dict[str, Any] = referee.state().get("hand") or {}
+        except Exception:  # a referee fault must not stop the camera
+            return None
+        top = (hand.get("current_trick") or {}).get("top")
+        if not top or not isinstance(top.get("seat"), int):
+            return None
+        return int(top["seat"]), list(top.get("cards") or [])
+
+    return standing

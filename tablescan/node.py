@@ -25,7 +25,7 @@ from engine.games import RefereeLike
 from engine.record import Event, Ruling, SeqCounter
 from tablescan.config import TableConfig
 from tablescan.fusion import Decision, Fusion, Trick
-from tablescan.fusion_gouji import answer_count_check
+from tablescan.fusion_gouji import answer_count_check, answered_set
 from tablescan.match import doubted_at_once, match_result, next_deal, rulings_of
 from tablescan.node_hooks import NodeHooks, NodeStats
 from vision.reading import TableReader
@@ -114,6 +114,7 @@ class TableNode:
             turns=cfg.game == "tractor",
             level=level if cfg.game == "tractor" else None,
             extra_checks=answer_count_check(self.referee) if cfg.game == "gouji" else None,
+            answered=answered_set(self.referee) if cfg.game == "gouji" else None,
         )
 
     # --- the match: deal after deal ----------------------------------------------------------
