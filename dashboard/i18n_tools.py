@@ -12,7 +12,8 @@ from __future__ import annotations
 import json
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from io import BytesIO
 from pathlib import Path
 from typing import IO, Any
@@ -66,64 +67,73 @@ def po_path(lang: str) -> Path:
     return SOURCE / lang / "LC_MESSAGES" / "messages.po"
 
 
-def load(lang: str) -> Catalog:
-    path = po_path(lang)
-    if not path.exists():
-        return Catalog(locale=lang, project="tablescan", charset="utf-8")
-    with path.open("rb") as f:
-        return read_po(f, locale=lang)
+@dataclass(frozen=True)
+class Catalogs:
+    """One set of gettext catalogs kept whole: its msgids extracted from the sources, merged
+    into each language's ``.po`` (English filled in, others left to translate) and checked.
+    The dashboard's and the CLI's (``tablescan.i18n``) catalogs are two of these."""
+
+    extract: Callable[[], Catalog]
+    po_path: Callable[[str], Path]
+    langs: tuple[str, ...]
+    prog: str  #: how ``main``'s usage line names the command
+
+    def load(self, lang: str) -> Catalog:
+        path = self.po_path(lang)
+        if not path.exists():
+            return Catalog(locale=lang, project="tablescan", charset="utf-8")
+        with path.open("rb") as f:
+            return read_po(f, locale=lang)
+
+    def update(self) -> None:
+        template = self.extract()
+        for lang in self.langs:
+            catalog = self.load(lang)
+            catalog.update(template, no_fuzzy_matching=True)
+            for message in catalog:
+                if not message.id:
+                    continue
+                message.flags.discard("fuzzy")
+                if lang == "en" and not message.string:
+                    message.string = message.id
+            catalog.obsolete.clear()
+            buf = BytesIO()
+            write_po(buf, catalog, width=100, sort_output=True, omit_header=False)
+            path = self.po_path(lang)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(buf.getvalue())
+
+    def problems(self) -> list[str]:
+        """Each msgid used but missing from a catalog, or left untranslated there."""
+        used = sorted({str(m.id) for m in self.extract() if m.id})
+        out = []
+        for lang in self.langs:
+            have = {m.id: m.string for m in self.load(lang) if m.id}
+            where = self.po_path(lang).relative_to(ROOT.parent)
+            for mid in used:
+                if mid not in have:
+                    out.append(f"{lang}: {mid!r} is not in {where}")
+                elif not have[mid]:
+                    out.append(f"{lang}: {mid!r} has no translation")
+        return out
+
+    def main(self, argv: list[str], ok: str = "") -> int:
+        """``update`` or ``check`` (exit 1 naming each problem; ``ok`` printed when none)."""
+        if argv[:1] == ["update"]:
+            self.update()
+            return 0
+        if argv[:1] == ["check"]:
+            found = self.problems()
+            for line in found or ([ok] if ok else []):
+                print(line)
+            return 1 if found else 0
+        print(f"usage: {self.prog} update|check", file=sys.stderr)
+        return 2
 
 
-def dump(catalog: Catalog) -> bytes:
-    buf = BytesIO()
-    write_po(buf, catalog, width=100, sort_output=True, omit_header=False)
-    return buf.getvalue()
-
-
-def update() -> None:
-    template = extract()
-    for lang in LANGS:
-        catalog = load(lang)
-        catalog.update(template, no_fuzzy_matching=True)
-        for message in catalog:
-            if not message.id:
-                continue
-            message.flags.discard("fuzzy")
-            if lang == "en" and not message.string:
-                message.string = message.id
-        catalog.obsolete.clear()
-        path = po_path(lang)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(dump(catalog))
-
-
-def problems() -> list[str]:
-    """Each msgid used but missing from a catalog, or left untranslated there."""
-    used = {m.id for m in extract() if m.id}
-    out = []
-    for lang in LANGS:
-        catalog = load(lang)
-        have = {m.id: m.string for m in catalog if m.id}
-        for mid in sorted(used, key=str):
-            if mid not in have:
-                out.append(f"{lang}: {mid!r} is not in {po_path(lang).relative_to(ROOT.parent)}")
-            elif not have[mid]:
-                out.append(f"{lang}: {mid!r} has no translation")
-    return out
-
-
-def main(argv: list[str]) -> int:
-    if argv[:1] == ["update"]:
-        update()
-        return 0
-    if argv[:1] == ["check"]:
-        found = problems()
-        for line in found:
-            print(line)
-        return 1 if found else 0
-    print("usage: python -m dashboard.i18n_tools update|check", file=sys.stderr)
-    return 2
+DASHBOARD = Catalogs(extract, po_path, tuple(LANGS), "python -m dashboard.i18n_tools")
+load, update, problems = DASHBOARD.load, DASHBOARD.update, DASHBOARD.problems
 
 
 if __name__ == "__main__":
-    raise SystemExit(main(sys.argv[1:]))
+    sys.exit(DASHBOARD.main(sys.argv[1:]))

@@ -22,14 +22,18 @@ from collections.abc import Mapping
 from functools import cache
 from io import BytesIO
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from babel.messages.catalog import Catalog
 from babel.messages.extract import extract_from_file
 from babel.messages.mofile import write_mo
-from babel.messages.pofile import read_po, write_po
+from babel.messages.pofile import read_po
 from babel.support import Translations
 
 from engine import names
+
+if TYPE_CHECKING:
+    from dashboard.i18n_tools import Catalogs
 
 LANGS = ("zh_CN", "en")
 DEFAULT = "zh_CN"
@@ -137,55 +141,25 @@ def extract() -> Catalog:
     return template
 
 
+def catalogs() -> Catalogs:
+    """The CLI's catalogs, kept by the dashboard's catalog tool (imported only when asked:
+    the commands' start-up does not load Flask)."""
+    from dashboard.i18n_tools import Catalogs
+
+    return Catalogs(extract, po_path, LANGS, "python -m tablescan.i18n")
+
+
 def load(lang: str) -> Catalog:
-    path = po_path(lang)
-    if not path.exists():
-        return Catalog(locale=lang, project="tablescan", charset="utf-8")
-    with path.open("rb") as f:
-        return read_po(f, locale=lang)
+    return catalogs().load(lang)
 
 
 def update() -> None:
-    template = extract()
-    for code in LANGS:
-        catalog = load(code)
-        catalog.update(template, no_fuzzy_matching=True)
-        for message in catalog:
-            message.flags.discard("fuzzy")
-            if message.id and code == "en" and not message.string:
-                message.string = message.id
-        catalog.obsolete.clear()
-        buf = BytesIO()
-        write_po(buf, catalog, width=100, sort_output=True)
-        po_path(code).parent.mkdir(parents=True, exist_ok=True)
-        po_path(code).write_bytes(buf.getvalue())
+    catalogs().update()
 
 
 def problems() -> list[str]:
-    """Each msgid used but missing from a catalog, or left untranslated there."""
-    used = sorted({str(m.id) for m in extract() if m.id})
-    out = []
-    for code in LANGS:
-        have = {m.id: m.string for m in load(code) if m.id}
-        for mid in used:
-            if mid not in have:
-                out.append(f"{code}: {mid!r} is not in {po_path(code).relative_to(ROOT.parent)}")
-            elif not have[mid]:
-                out.append(f"{code}: {mid!r} has no translation")
-    return out
-
-
-def main(argv: list[str]) -> int:
-    if argv[:1] == ["update"]:
-        update()
-        return 0
-    if argv[:1] == ["check"]:
-        found = problems()
-        print("\n".join(found) if found else "catalogs complete")
-        return 1 if found else 0
-    print("usage: python -m tablescan.i18n update|check", file=sys.stderr)
-    return 2
+    return catalogs().problems()
 
 
 if __name__ == "__main__":
-    raise SystemExit(main(sys.argv[1:]))
+    raise SystemExit(catalogs().main(sys.argv[1:], ok="catalogs complete"))
