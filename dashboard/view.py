@@ -237,6 +237,9 @@ class TableFold:
     def _on_match_end(self, ev: Event) -> None:
         """The match is over: its result as the record gives it (else the levels so far)."""
         result = ev.get("result") if isinstance(ev.get("result"), dict) else None
+        own = getattr(self.panel, "match_result", None)  # a game that keeps its own result
+        if result is None and callable(own):
+            result = own()
         result = result or {"hands": len(self.deals), "levels": list(self.levels), "winner": None}
         self._put("status", "match over")
         self._put("next_seat", None)

@@ -38,6 +38,12 @@ class Game:
     referee_module: str
     referee_class: str
     view: str  #: the views' key for this game's panels (dashboard partials, JS draw functions)
+    #: who sees a deal end: ``camera`` (the table node's fusion counts the cards out) or
+    #: ``referee`` (the referee's state says every place is decided: no card count ends it)
+    deal_end: str = "camera"
+    #: what on the table shows the next deal begun: ``centre`` (the cloth gathered, a bury)
+    #: or ``seat_areas`` (a set laid in a seat's area, the first lead, or a seat's press)
+    new_deal: str = "centre"
 
     def _attr(self, module: str, attr: str) -> Any:
         try:
@@ -91,6 +97,8 @@ GAMES: dict[str, Game] = {
             "engine.gouji.referee",
             "GoujiReferee",
             "gouji",
+            deal_end="referee",
+            new_deal="seat_areas",
         ),
     )
 }

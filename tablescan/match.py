@@ -69,7 +69,11 @@ def rulings_of(referee: RefereeLike, events: Sequence[Event]) -> list[Ruling]:
 
 
 def match_result(referee: Any) -> dict[str, Any]:
-    """``match_end``'s ``result``: deals played, each team's level, the winning team."""
+    """``match_end``'s ``result``: deals played, each team's level, the winning team. A
+    referee with its own ``match_result()`` (a game scored otherwise) is asked that instead."""
+    own = getattr(referee, "match_result", None)
+    if callable(own):
+        return cast(dict[str, Any], own())
     report = referee.report() if referee is not None else {}
     hands = report.get("hands") or []
     last = hands[-1] if hands else {}

@@ -21,7 +21,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from engine.games import RefereeLike
+from engine.games import RefereeLike, find_game
 from engine.record import Event, Ruling, SeqCounter
 from tablescan.config import TableConfig
 from tablescan.fusion import Decision, Fusion, Trick
@@ -65,6 +65,7 @@ class TableNode:
         """``reader``: the frames' pixel steps; ``referee``: the match's one judge (None: the
         record is written unjudged). ``resume``: the events a crash left in the store."""
         self.cfg = cfg
+        self.game = find_game(cfg.game)  # how its deals end and begin on the table
         self.reader = reader
         self.referee = referee
         self.hooks = hooks or NodeHooks()
@@ -153,14 +154,42 @@ class TableNode:
         end = {"type": "match_end", "reason": "complete", "result": result, "meta": FROM_TABLE}
         return self._emit(end, t)
 
-    def _next_deal_seen(self, obs: Observation, t: float) -> list[Event]:
-        """Between deals: the cards gathered (the centre cleared), or a new deal's bury
-        already on the table: the next deal's ``hand_start``."""
+    def _deal_over_seen(self, t: float) -> list[Event]:
+        """A game whose deals the referee ends (Gouji: every place decided, by a set or a
+        button): once its state says the deal is over, the node writes the ``hand_end``
+        and decides the match after it, as fusion's own ``hand_end`` does."""
+        if self.game.deal_end != "referee" or self.referee is None or self.match_over:
+            return []
+        try:
+            hand = self.referee.state().get("hand")
+        except Exception as e:  # a referee fault must not stop the camera
+            self.stats.errors["referee_state"] += 1
+            log.error("referee state failed: %s", e)
+            return []
+        if not hand or hand.get("live", True) or not self._deal_open():
+            return []
+        self.fusion.phase = "done"
+        written = self._emit({"type": "hand_end", "reason": "complete"}, t)
+        return written + self._after_hand(t)
+
+    def _shows_next_deal(self, obs: Observation) -> bool:
+        """What on the table begins the next deal (``Game.new_deal``). Cards in a seat's area
+        after an 80-points deal are the last deal's (a reveal read early leaves tricks to
+        play): only the cloth gathered, or a bury, starts one. A Gouji deal's cards are swept
+        after its last set, and after the match's last deal too: only a set laid in a seat's
+        area (the first lead) is the next deal's."""
+        if self.game.new_deal == "seat_areas":
+            return obs.seat is not None and obs.kind == "appeared"
+        return obs.area == "centre" and obs.kind in ("cleared", "facedown")
+
+    def _next_deal_seen(self, obs: Observation | None, t: float) -> list[Event]:
+        """Between deals, what the table shows of the next one (``obs``; None: a seat's press
+        of a game whose deals begin at the seats): the next deal's ``hand_start``."""
         if not self.between or self.match_over:
             return []
-        if obs.area != "centre" or obs.kind not in ("cleared", "facedown"):
-            # cards in a seat's area after a deal's end are the last deal's (a reveal read
-            # early leaves tricks to play): only the cloth gathered, or a bury, starts one
+        if obs is not None and not self._shows_next_deal(obs):
+            return []
+        if obs is None and self.game.new_deal != "seat_areas":
             return []
         try:
             nxt = next_deal(self.referee, len(self.cfg.seats), self.hand)
@@ -365,9 +394,12 @@ class TableNode:
                 self.hooks.on_observation(obs)
             written += self._next_deal_seen(obs, frame.t)
             for decision in self.fusion.feed(obs):
-                written += self._decide(decision, frame, reading.image, t0)
+                out = self._decide(decision, frame, reading.image, t0)
+                written += out
                 if decision.event.get("type") == "hand_end":
                     written += self._after_hand(frame.t)
+                elif out:
+                    written += self._deal_over_seen(frame.t)
         self._last_read = reading.image
         return written
 
@@ -548,12 +580,26 @@ class TableNode:
                 log.info("press %s already recorded (dropped)", press)
                 return []
             self._presses.add(press)
-        fields = {k: v for k, v in body.items() if k not in ("v", "seq", "t", "table")}
+        kind = body.get("type")
+        if self.match_over or (kind == "hand_end" and not self._deal_open()):
+            # a finished match is never reopened; a deal already ended is not ended twice
+            log.info(
+                "%s after the %s ended (dropped)", kind, "match" if self.match_over else "deal"
+            )
+            return []
         t = body.get("t")
-        out = self._emit(fields, float(t) if isinstance(t, int | float) else self.t_now)
-        for ev in out if referee else []:
+        at = float(t) if isinstance(t, int | float) else self.t_now
+        out: list[Event] = []
+        if kind not in ("hand_start", "hand_end", "match_end"):
+            out += self._next_deal_seen(None, at)  # a seat's press between deals opens the next
+        fields = {k: v for k, v in body.items() if k not in ("v", "seq", "t", "table")}
+        mine = self._emit(fields, at)
+        out += mine
+        for ev in mine if referee else []:
             if ev["type"] in ("hand_start", "hand_end", "match_end"):
                 self._lifecycle(ev, outside=True)
+        if mine:
+            out += self._deal_over_seen(at)
         return out
 
     def _write(self, fields: Event, t: float) -> None:

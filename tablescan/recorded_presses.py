@@ -1,8 +1,9 @@
 """Seat-button presses from a file, fed in as a recorded video reaches their times.
 
 What a camera cannot see at a Gouji table (passes, 烧/让/扣, the exchanges of 3s and 4s, 亮3
-in the hand, the deals' starts and ends) reaches a live node from the seat controller or the
-referee's desk. A rendered match writes those as ``match.presses.jsonl`` (one event body a
+in the hand, a referee's "match over") reaches a live node from the seat controller or the
+referee's desk; the deals' ends and starts the node sees itself (the referee's places, the
+swept areas). A rendered match writes those as ``match.presses.jsonl`` (one event body a
 line, with ``t``); ``tablescan replay`` gives them to the node through the same path a press
 takes (``TableNode.external``), each after the frame at its time: the same record a live
 table would have.
@@ -17,7 +18,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tablescan.fusion import Trick
 from tablescan.node import TableNode
 
 log = logging.getLogger(__name__)
@@ -65,18 +65,7 @@ class RecordedPresses:
         ):
             body = self.presses[self.next]
             self.next += 1
-            if body["type"] == "hand_start":
-                self._new_deal()
-            self.node.external(body)
+            # a deal or the match started or ended by hand is a referee's (a seat chord)
+            by_hand = body["type"] in ("hand_start", "hand_end", "match_end")
+            self.node.external(body, referee=by_hand)
             self.fed[str(body["type"])] += 1
-
-    def _new_deal(self) -> None:
-        """A new deal: the cards seen so far are back in the decks, and the deal opens as a
-        fresh one does (the last deal's ``hand_end`` left fusion done: nothing more read)."""
-        f = self.node.fusion
-        f.phase = "deal" if f.turns else "play"
-        f.seen.clear()
-        f.played.clear()
-        f.pending = None
-        f.cleared.clear()
-        f.trick = Trick(leader=None)

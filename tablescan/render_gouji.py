@@ -7,9 +7,10 @@ drawing sweeps the cloth there). Written beside ``match.mp4``:
 
 - ``match.truth.jsonl``: the whole record, each event's ``t`` the frame it settled on;
 - ``match.presses.jsonl``: what a camera cannot see and a seat controller or the referee's
-  desk enters (passes, 烧/让/扣 buttons, the exchanges of 3s and 4s, 亮3, the deals' starts
-  and ends), with the same times: ``tablescan replay`` feeds them in when the video reaches
-  them (``tablescan.recorded_presses``);
+  desk enters (passes, 烧/让/扣 buttons, the exchanges of 3s and 4s, 亮3, and the referee's
+  "match over" where the sheet states no number of deals), with the same times: ``tablescan
+  replay`` feeds them in when the video reaches them (``tablescan.recorded_presses``). The
+  deals' ends and starts are not in it: the node sees those on the table;
 - ``match.table.toml``: six seats, four decks, the calibration and the six-seat areas.
 """
 
@@ -32,6 +33,7 @@ from vision.synth.match_video import FPS
 log = logging.getLogger(__name__)
 DECKS = 4  # 「共216张牌」: every Gouji sheet the engine knows plays four decks
 CAMERA_SEES = ("play",)
+NODE_SEES = ("hand_start", "hand_end")  # the referee's places end a deal, the sweep begins one
 
 
 @dataclass
@@ -91,6 +93,16 @@ def round_openings(events: list[Event], profile: str) -> tuple[set[int], dict[in
     return leads, sweepers
 
 
+def sheet_ends_match(events: list[Event], profile: str) -> bool:
+    """Whether the sheet's own match (its number of deals, or deals won) is over after the
+    deals in ``events``: the node then ends it, and no referee's "match over" is pressed."""
+    ref = GoujiReferee(Rules.load(profile))
+    for ev in events:
+        if ev["type"] != "match_end":
+            ref.feed(ev)
+    return ref.next_hand() is None
+
+
 def judged(events: list[Event], profile: str) -> dict[str, Any]:
     """The Gouji referee's report on ``events`` (``tablescan judge --json``'s document)."""
     ref = GoujiReferee(Rules.load(profile))
@@ -117,7 +129,7 @@ def render_gouji(
     stem = out.with_suffix("")
     truth_path = stem.with_name(stem.name + ".truth.jsonl")
     presses_path = stem.with_name(stem.name + ".presses.jsonl")
-    first_hand = True
+    by_sheet = sheet_ends_match(events, str(start["profile"]))
     with (
         open(truth_path, "w", encoding="utf-8") as truth,
         open(presses_path, "w", encoding="utf-8") as presses,
@@ -125,10 +137,9 @@ def render_gouji(
         for seq, (frame_i, ev) in enumerate(drawn.timeline.truth):
             ev = {**ev, "seq": seq, "t": round(frame_i / FPS, 3)}
             truth.write(dumps_event(ev) + "\n")
-            if ev["type"] in CAMERA_SEES or ev["type"] == "match_start":
+            if ev["type"] in (*CAMERA_SEES, *NODE_SEES, "match_start"):
                 continue
-            if ev["type"] == "hand_start" and first_hand:
-                first_hand = False  # the node opens the first deal itself (from the config)
+            if ev["type"] == "match_end" and by_sheet:
                 continue
             press = {k: v for k, v in ev.items() if k not in ("v", "seq", "evidence")}
             presses.write(dumps_event(press) + "\n")

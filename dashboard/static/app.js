@@ -155,6 +155,12 @@ const GAME_VIEWS = {
     stood: (v, tr) => t("{name}'s set stood", { name: goujiName(v, tr.winner) }),
     wonLabel: () => t("set stood"),
     noBanker: true,
+    result: (res, names) => t("{who} after {n} deal(s); deals won {won}, points {points}", {
+      who: res.winner != null ? t("{side} won", { side: names(res.winner) }) : t("tied"),
+      n: res.hands ?? "–",
+      won: (res.deals_won || []).join(" : ") || "–",
+      points: (res.teams || []).join(" : ") || "–",
+    }),
     strip: (v) => `<span class="chip">${esc(t("Finishing order"))} ${goujiPlacesText(v, v.panel)}</span><span class="chip">${esc(t("deal {n}", { n: v.hand ?? "–" }))} · ${esc(t("seq {n}", { n: v.seq }))}</span>`,  /* Gouji has no banker: the record's banker is the deal's first leader */
     hall: (tb) => `<div class="small" data-gouji="places">${esc(t("Finishing order"))}: ${goujiPlacesText(tb, tb.panel)}</div>`
       + `<div class="small">${goujiTopChip(tb)}${((tb.panel || {}).burns || []).length ? " " + esc(t("{n} burn(s)", { n: tb.panel.burns.length })) : ""}</div>`,
@@ -187,9 +193,12 @@ function statusWord(v) {
   return v.status === "playing" ? t("playing") : t("between hands");
 }
 
-/* The match result in words: the winning side (or none yet) and both sides' levels. */
+/* The match result in words: the winning side (or none yet) and both sides' levels (Gouji:
+   deals won and points, GAME_VIEWS.gouji.result). */
 function resultText(v, res) {
   const names = (i) => ((v.teams || [])[i] || { names: [String(i)] }).names.join(" · ");
+  const own = gameView(v).result;
+  if (own) return own(res, names);
   const levels = (res.levels || []).map((l, i) => t("{side} level {l}", { side: names(i), l })).join(" / ");
   const who = res.winner != null ? t("{side} won", { side: names(res.winner) }) : t("no side passed its last level");
   return t("{who} after {n} hand(s); {levels}", { who, n: res.hands ?? "–", levels });

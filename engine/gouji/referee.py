@@ -176,6 +176,40 @@ class GoujiReferee:
             "unjudged": list(self.rules.unjudged),
         }
 
+    # --- the match: deal after deal ------------------------------------------------------------
+    def _deals_won(self) -> tuple[int, list[int]]:
+        """Deals played to the end (a void deal is dealt again: it counts for nothing), and the
+        deals each team won on the points recorded (「得分多者为胜局」(L211)); level ones none."""
+        played, won = 0, [0, 0]
+        for h in self.hands:
+            scores = h.get("scores")
+            if not h.get("final") or scores is None:
+                continue
+            played += 1
+            a, b = scores["recorded"]
+            if a != b:
+                won[0 if a > b else 1] += 1
+        return played, won
+
+    def next_hand(self) -> dict[str, Any] | None:
+        """The next deal's ``hand_start`` fields, or None once the sheet's match is over (its
+        number of deals played, or a team won ``first_to`` deals). The first lead of a later
+        deal is the table's (drawn, 亮3 or a sheet's rotation the camera sees): no banker."""
+        m = self.rules.match
+        played, won = self._deals_won()
+        if (m.deals and played >= m.deals) or (m.first_to and max(won) >= m.first_to):
+            return None
+        return {"hand": self.hand + 1, "banker": None, "level": "-"}
+
+    def match_result(self) -> dict[str, Any]:
+        """``match_end``'s ``result``: deals played, each team's points and deals won, and
+        the winning team (None on level points)."""
+        played, won = self._deals_won()
+        teams = self.report()["match"]["teams"]
+        lead = won if self.rules.match.first_to else teams
+        winner = None if lead[0] == lead[1] else (0 if lead[0] > lead[1] else 1)
+        return {"hands": played, "teams": teams, "deals_won": won, "winner": winner}
+
     # --- dispatch ------------------------------------------------------------------------------
     def _correction_problem(self, correction: Event) -> str | None:
         target = next((e for e in self.events if e["seq"] == correction.get("ref")), None)

@@ -119,6 +119,15 @@ class ScoreRules:
 
 
 @dataclass(frozen=True, slots=True)
+class MatchRules:
+    """How many deals a table plays in one match (a 局, 场 or 圈, as the sheet names it): the
+    node ends the match there. 0: the sheet states no number; a referee ends the match."""
+
+    deals: int  # the match is this many deals played to the end (0: not stated)
+    first_to: int  # the match ends once a team won this many deals (三局二胜: 2; 0: not stated)
+
+
+@dataclass(frozen=True, slots=True)
 class Rules:
     """One Gouji profile, merged over ``gouji-core``. Load with ``Rules.load(ID)``."""
 
@@ -132,6 +141,7 @@ class Rules:
     bie3: Bie3Rules
     kaidian: KaidianRules
     score: ScoreRules
+    match: MatchRules
     cite: dict[str, str]
     unjudged: tuple[str, ...]
 
@@ -156,6 +166,7 @@ _SECTIONS: dict[str, type] = {
     "bie3": Bie3Rules,
     "kaidian": KaidianRules,
     "score": ScoreRules,
+    "match": MatchRules,
 }
 _CHOICES = {
     "sets.joker_compare": ("two_part", "dead_big"),

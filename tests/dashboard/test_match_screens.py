@@ -1,6 +1,7 @@
 """The match on the screens, in real Chromium: the table page's match panel (every deal's
-levels after, the next banker), a referee ending the match from it, then "match over" with
-the result on the table page and the hall, which never say "playing" after ``match_end``."""
+levels after, the next banker; a Gouji deal's finishing order), a referee ending the match
+from it, then "match over" with the result (Gouji: deals won and points, never levels) on the
+table page and the hall, which never say "playing" after ``match_end``."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from dashboard.desk import register
 from dashboard.hub import Hub
 from dashboard.users import UserStore
 from evidence import EvidenceStore
+from tablescan.render_gouji import judged, simulated_deals
 from tests.dashboard.browser import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, LiveServer
 from tests.dashboard.conftest import FAST_HASH, PASSWORD, match_record
 
@@ -36,13 +38,13 @@ def browser() -> Iterator[Browser]:
         b.close()
 
 
-def site(data: Path) -> dict[str, Any]:
+def site(data: Path, record: list[dict[str, Any]] = RECORD) -> dict[str, Any]:
     users = UserStore(data)
     users.add("ref1", "referee", PASSWORD, n=FAST_HASH)
     users.close()
     store = EvidenceStore(data, durable=False)
     register(store, "t1", by="test")  # the desk referee judges (no node here)
-    for e in RECORD:
+    for e in record:
         store.append_event("t1", e)
     hub = Hub(store, poll_s=0.02)
     app = create_app(data, hub=hub, SSE_PING_S=2.0)
@@ -96,6 +98,57 @@ def test_the_match_on_the_table_page_and_the_hall(
         for lv in levels[-1]:
             assert lv in page.inner_text("a.tcard .match-over")
         page.screenshot(path=str(SCREENS / f"{lang}-1440-match-hall.png"), full_page=True)
+        assert not errors, errors
+    finally:
+        ctx.close()
+        hub.stop()
+        s["server"].close()
+        s["store"].close()
+
+
+GOUJI = "gouji-core"
+GOUJI_RECORD = [e for e in simulated_deals(GOUJI, 3, hands=2) if e["type"] != "match_end"]
+GOUJI_WORDS = {
+    "en": ("Match over", "deals won", "level", "en-US,en;q=0.9"),
+    "zh-CN": ("比赛结束", "胜局", "级", "zh-CN,zh;q=0.9"),
+}
+
+
+@pytest.mark.parametrize("lang", list(GOUJI_WORDS))
+def test_a_gouji_match_over_in_its_own_terms(tmp_path: Path, browser: Browser, lang: str) -> None:
+    """Two Gouji deals, then a referee ends the match from the page: the result is the
+    judge's deals won and points (the stored deals' scores), not 80-points levels."""
+    over_head, won_word, level_word, accept = GOUJI_WORDS[lang]
+    truth = judged(GOUJI_RECORD, GOUJI)["match"]["teams"]
+    s = site(tmp_path, GOUJI_RECORD)
+    url, hub = s["server"].url, s["hub"]
+    ctx = browser.new_context(
+        viewport={"width": 1440, "height": 900},
+        locale=lang,
+        extra_http_headers={"Accept-Language": accept},
+    )
+    page = ctx.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        page.goto(url + "/login")
+        page.fill("input[name=username]", "ref1")
+        page.fill("input[name=password]", PASSWORD)
+        page.click("form:not(.lang-switch) button[type=submit]")
+        page.wait_for_url(url + "/")
+        page.goto(url + "/tables/t1")
+        page.wait_for_selector('#match tr[data-hand="2"]')
+        page.click('#match button[data-match="end_match"]')
+        page.wait_for_selector("#match-over")
+        over = page.inner_text("#match-over")
+        points = f"{truth[0]} : {truth[1]}"
+        assert over_head in over and won_word in over and points in over, over
+        assert level_word not in over.split("·", 1)[1], over
+        page.screenshot(path=str(SCREENS / f"{lang}-1440-gouji-match-over.png"), full_page=True)
+        page.goto(url + "/")
+        page.wait_for_selector("a.tcard .match-over")
+        card = page.inner_text("a.tcard .match-over")
+        assert won_word in card and points in card, card
         assert not errors, errors
     finally:
         ctx.close()

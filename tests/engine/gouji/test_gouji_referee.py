@@ -686,3 +686,48 @@ def test_a_corrected_read_is_no_longer_doubted() -> None:
     d.ev("correction", ref=doubted, cards=["5C"], why="misread", by="ref1")
     [v] = [r for r in d.play(1, "4C") if r["kind"] == "violation"]
     assert v["rule"] == "not_beating" and v["provisional"] is False
+
+
+def _played(profile: str, seed: int, hands: int) -> GoujiReferee:
+    from tablescan.render_gouji import simulated_deals
+
+    ref = GoujiReferee(Rules.load(profile))
+    for ev in simulated_deals(profile, seed, hands):
+        if ev["type"] != "match_end":
+            ref.feed(ev)
+    return ref
+
+
+def test_the_sheets_number_of_deals_ends_the_match() -> None:
+    """gouji-qingdao: 「小组循环赛每场赛三局」(L254); gouji-core states no number (a referee
+    ends it). The next deal has no banker: its first lead is the table's."""
+    assert _played("gouji-qingdao", 3, 2).next_hand() == {"hand": 3, "banker": None, "level": "-"}
+    done = _played("gouji-qingdao", 3, 3)
+    assert done.next_hand() is None
+    result = done.match_result()
+    assert result["hands"] == 3 and result["teams"] == done.report()["match"]["teams"]
+    teams = result["teams"]
+    assert result["winner"] == (None if teams[0] == teams[1] else int(teams[1] > teams[0]))
+    assert _played("gouji-core", 3, 5).next_hand() is not None
+
+
+def test_best_of_three_ends_once_a_team_won_two_deals() -> None:
+    """gouji-jinan-2010: 「比赛实行三局二胜计分制」(L209), 「得分多者为胜局」(L211)."""
+    for seed in range(1, 6):
+        ref = _played("gouji-jinan-2010", seed, 4)
+        won = [0, 0]
+        for n, h in enumerate(ref.hands, start=1):
+            a, b = h["scores"]["recorded"]
+            if a != b:
+                won[int(b > a)] += 1
+            if max(won) == 2:
+                break
+        else:
+            continue
+        cut = _played("gouji-jinan-2010", seed, n)
+        assert cut.next_hand() is None and cut.match_result()["deals_won"] == won
+        assert cut.match_result()["winner"] == won.index(2)
+        if n > 2:
+            assert _played("gouji-jinan-2010", seed, n - 1).next_hand() is not None
+        return
+    raise AssertionError("no seed gave a team two deals in four")
