@@ -715,15 +715,16 @@ def test_best_of_three_ends_once_a_team_won_two_deals() -> None:
     """gouji-jinan-2010: 「比赛实行三局二胜计分制」(L209), 「得分多者为胜局」(L211)."""
     for seed in range(1, 6):
         ref = _played("gouji-jinan-2010", seed, 4)
-        won = [0, 0]
-        for n, h in enumerate(ref.hands, start=1):
+        won, after = [0, 0], []  # deals won after each deal
+        for h in ref.hands:
             a, b = h["scores"]["recorded"]
             if a != b:
                 won[int(b > a)] += 1
-            if max(won) == 2:
-                break
-        else:
+            after.append(list(won))
+        n = next((i + 1 for i, w in enumerate(after) if max(w) == 2), None)
+        if n is None:
             continue
+        won = after[n - 1]
         cut = _played("gouji-jinan-2010", seed, n)
         assert cut.next_hand() is None and cut.match_result()["deals_won"] == won
         assert cut.match_result()["winner"] == won.index(2)
