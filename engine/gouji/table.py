@@ -18,7 +18,6 @@ from engine.gouji.plays import Shape, beats_shape, gap, gouji_shape, opens_point
 from engine.gouji.rules import Rules
 
 SEATS = 6
-HAND = 36  # the sheets' four decks; a deal uses ``rules.deal.hand``
 
 
 def duitou(seat: int) -> int:
