@@ -27,7 +27,7 @@ from typing import Any, cast
 from dashboard.view_gouji import GoujiPanel
 from engine.cards import CardError, parse_cards
 from engine.games import GAMES
-from engine.gouji.table import HAND as GOUJI_HAND
+from engine.gouji.rules import ProfileError, Rules
 from engine.record import Event, Ruling, banker_of
 
 #: keys whose value only grows by appends between two ``take_changes`` (sent as ``append``)
@@ -47,6 +47,16 @@ GOUJI_WITHDRAWN = frozenset(
 ERRORS_KEPT = 20
 #: each game's own panel, by the registry's view key (``engine.games.Game.view``)
 PANELS: dict[str, Any] = {"gouji": GoujiPanel}
+
+
+def _gouji_hand(match: Event) -> int:
+    """Cards a Gouji seat starts with: the match's deal (a house's 3 decks: 27), the core's
+    where the record names a profile this engine does not know (the counts stay a guess)."""
+    try:
+        rules = Rules.load(str(match.get("profile")), match.get("options") or None)
+    except ProfileError:
+        rules = Rules.load("gouji-core")
+    return rules.deal.hand
 
 
 def _violation_id(r: Ruling) -> str:
@@ -146,6 +156,7 @@ class TableFold:
         self.settled: set[int] = set()
         self.places: list[int] = []
         self.gouji = bool(match and match["game"] == "gouji")
+        self.gouji_hand = _gouji_hand(match) if match and self.gouji else 0
         game = GAMES.get(str(match["game"])) if match else None
         key = game.view if game is not None else None
         self.panel = PANELS[key](match) if match and key in PANELS else None
@@ -202,7 +213,7 @@ class TableFold:
         self.spent = [[0.0, 0] for _ in range(n)]
         self.prev_t: float | None = float(start["t"]) if start else None
         self.passes_since_top: set[int] = set()
-        self.counts: list[int] | None = [GOUJI_HAND] * n if self.gouji and start else None
+        self.counts: list[int] | None = [self.gouji_hand] * n if self.gouji and start else None
         self.places = []
         if "seats" in self.view:
             self._put("places", [])  # overlay (issue 19): finishing order

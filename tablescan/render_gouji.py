@@ -31,7 +31,6 @@ from vision.synth.gouji_video import draw_gouji
 from vision.synth.match_video import FPS
 
 log = logging.getLogger(__name__)
-DECKS = 4  # 「共216张牌」: every Gouji sheet the engine knows plays four decks
 CAMERA_SEES = ("play",)
 NODE_SEES = ("hand_start", "hand_end")  # the referee's places end a deal, the sweep begins one
 
@@ -143,7 +142,8 @@ def render_gouji(
                 continue
             press = {k: v for k, v in ev.items() if k not in ("v", "seq", "evidence")}
             presses.write(dumps_event(press) + "\n")
-    cfg = table_config(out, start, hand, drawn.camera, drawn.layout, decks=DECKS)
+    decks = Rules.load(str(start["profile"]), start.get("options") or None).deal.decks
+    cfg = table_config(out, start, hand, drawn.camera, drawn.layout, decks=decks)
     table_path = stem.with_name(stem.name + ".table.toml")
     table_path.write_text(
         f"# Rendered by tablescan render-match (Gouji, seed {seed}, design {drawn.design}, "

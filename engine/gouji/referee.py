@@ -34,7 +34,6 @@ if TYPE_CHECKING:
     from typing_extensions import Unpack  # typing's from Python 3.12
 
 log = logging.getLogger(__name__)
-COPIES = 4  # of each face in the four decks (「共216张牌」 L247)
 REPORT_AT = 10  # 报户 at 10 cards or fewer (C15)
 
 PENALTY = {
@@ -599,11 +598,12 @@ class GoujiReferee:
         return cards
 
     def _count_seen(self, ev: Event, cards: list[str]) -> None:
-        """Four decks hold 4 copies of each face (216 cards): more is a misread (§4.1)."""
+        """N decks hold N copies of each face (four: 216 cards): more is a misread (§4.1)."""
         self.seen.update(cards)
-        over = sorted(c for c in set(cards) if self.seen[c] > COPIES)
+        copies = self.rules.deal.decks
+        over = sorted(c for c in set(cards) if self.seen[c] > copies)
         if over:
-            self._error(ev, f"more than {COPIES} copies of {', '.join(over)} seen: a misread?")
+            self._error(ev, f"more than {copies} copies of {', '.join(over)} seen: a misread?")
 
     def _check_entry(self, burn: Burn, seat: int, seq: int) -> None:
         """changshi: N − J ≤ 2 over the burner's hand, provable once he is out (L31)."""

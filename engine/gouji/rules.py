@@ -23,6 +23,18 @@ CORE_ID = "gouji-core"
 
 
 @dataclass(frozen=True, slots=True)
+class DealRules:
+    """The deck and the deal (C2). Every sheet plays four decks; a house may play 2 or 3."""
+
+    decks: int  # 2..4 standard packs with jokers: copies of each face on the table
+
+    @property
+    def hand(self) -> int:
+        """Cards drawn per seat: the packs shared by six (4 decks: 216 / 6 = 36)."""
+        return self.decks * 54 // 6
+
+
+@dataclass(frozen=True, slots=True)
 class SetRules:
     """What one play may hold and how plays compare (GOUJI.md C5, C6, §3.1)."""
 
@@ -134,6 +146,7 @@ class Rules:
     id: str
     title: str
     lines: str
+    deal: DealRules
     sets: SetRules
     gouji: GoujiThresholds
     flow: FlowRules
@@ -160,6 +173,7 @@ class Rules:
 
 
 _SECTIONS: dict[str, type] = {
+    "deal": DealRules,
     "sets": SetRules,
     "flow": FlowRules,
     "burn": BurnRules,
@@ -177,6 +191,7 @@ _CHOICES = {
     "flow.jiefeng": ("xiajia", "claim", "pass"),
     "flow.timeout": ("none", "pass", "foul"),
 }
+_RANGES = {"deal.decks": (2, 4)}  # the sheets play 4; a house 2 or 3 (18 or 27 cards a seat)
 _KAIDIAN_SETS = ("pure", "with_twos", "single_two", "multi_twos", "small_joker")
 _GOUJI_RANKS = ("joker", "2", "A", "K", "Q", "J", "10", "9", "8", "7", "6", "5", "4", "3")
 
@@ -204,6 +219,9 @@ def _check(where: str, key: str, value: Any, want: Any) -> Any:
     elif want == "int":
         if isinstance(value, bool) or not isinstance(value, int):
             raise bad
+        low, high = _RANGES.get(key, (value, value))
+        if not low <= value <= high:
+            raise ProfileError(f"{where}: key {key}: expected {low}..{high}, got {value!r}")
     elif want == "str":
         if not isinstance(value, str):
             raise bad

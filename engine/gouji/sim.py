@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from collections.abc import Mapping
 from typing import Any, cast
 
 from engine.cards import Card, deck
@@ -30,8 +31,11 @@ def _value(c: Card) -> int:
 
 
 class _Sim:
-    def __init__(self, profile_id: str, seed: int, inject: int) -> None:
-        self.rules = Rules.load(profile_id)
+    def __init__(
+        self, profile_id: str, seed: int, inject: int, options: Mapping[str, Any] | None = None
+    ) -> None:
+        self.rules = Rules.load(profile_id, options)
+        self.options = dict(options or {})
         self.rng = random.Random(f"{profile_id}/{seed}")
         self.ref = GoujiReferee(self.rules)
         self.events: list[Event] = []
@@ -40,9 +44,10 @@ class _Sim:
         self.injected: list[dict[str, Any]] = []
         self.legal_violations: list[Ruling] = []
         self.claim: tuple[int, int, Counter[str]] | None = None
-        cards = deck(4)
+        cards = deck(self.rules.deal.decks)
         self.rng.shuffle(cards)
-        self.hands: list[list[Card]] = [cards[i * 36 : (i + 1) * 36] for i in range(SEATS)]
+        n = self.rules.deal.hand
+        self.hands: list[list[Card]] = [cards[i * n : (i + 1) * n] for i in range(SEATS)]
         if seed % 3 == 2:
             self.stack_for_burning(seed % SEATS)
         self.dealt = [sorted(map(str, h)) for h in self.hands]
@@ -373,6 +378,7 @@ class _Sim:
             seats=NAMES,
             teams=[[0, 2, 4], [1, 3, 5]],
             levels=["-", "-"],
+            **({"options": self.options} if self.options else {}),
         )
         self.emit("hand_start", hand=1, banker=leader, level="-")
         if self.rules.bie3.enabled:
@@ -482,8 +488,12 @@ class _Sim:
         return False
 
 
-def simulate(profile_id: str, seed: int, inject: int = 0) -> tuple[list[Event], dict[str, Any]]:
+def simulate(
+    profile_id: str, seed: int, inject: int = 0, options: Mapping[str, Any] | None = None
+) -> tuple[list[Event], dict[str, Any]]:
     """A random legal deal for ``profile_id`` as record events, and its ground truth (hands
     dealt and after the exchanges, finishing order, scores, injected violations with the
-    ``seq`` where each must be flagged)."""
-    return _Sim(profile_id, seed, inject).run()
+    ``seq`` where each must be flagged). ``options`` (``{"deal.decks": 3}``) go to
+    ``Rules.load`` and into the ``match_start``, so the record names the rules it was
+    dealt under (a house's deck count judged as the sheet's would misjudge every count)."""
+    return _Sim(profile_id, seed, inject, options).run()

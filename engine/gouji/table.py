@@ -2,7 +2,8 @@
 
 Both the referee (which sees only what lands on the cloth and what the seat buttons say) and the
 simulator (which also knows the hands) drive this one state machine, so "legal" means the same
-thing to both. Nothing here knows a hand: card counts come from 36 per seat and the exchanges.
+thing to both. Nothing here knows a hand: card counts come from the deal (``rules.deal.hand``
+per seat: 36 with the sheets' four decks) and the exchanges.
 
 Seats 0–5 in order of play (counter-clockwise); teams are the even and the odd seats; the 对头 of
 seat s is s + 3.
@@ -17,7 +18,6 @@ from engine.gouji.plays import Shape, beats_shape, gap, gouji_shape, opens_point
 from engine.gouji.rules import Rules
 
 SEATS = 6
-HAND = 36
 
 
 def duitou(seat: int) -> int:
@@ -93,7 +93,7 @@ class Table:
 
     def __init__(self, rules: Rules, leader: int | None = 0) -> None:
         self.rules = rules
-        self.counts = [HAND] * SEATS
+        self.counts = [rules.deal.hand] * SEATS
         self.finished: list[int] = []  # went out, in order (头科 first)
         self.bottom: list[int] = []  # assigned bottom places, first = 大落
         self.out: set[int] = set()

@@ -56,7 +56,7 @@ def show_tractor(rules: Any) -> list[str]:
     return lines
 
 
-GOUJI_SECTIONS = ("sets", "gouji", "flow", "burn", "bie3", "kaidian", "score")
+GOUJI_SECTIONS = ("deal", "sets", "gouji", "flow", "burn", "bie3", "kaidian", "score")
 
 
 def show_gouji(rules: Any) -> list[str]:

@@ -1,0 +1,46 @@
+"""A rendered Gouji match's table config says the decks its rules play (``deal.decks``), so a
+replay's fusion allows as many copies of a face as the house's deal holds (the drawing is
+stubbed: only the config is under test)."""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Collection
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import tablescan.render_gouji as render_gouji
+from engine.gouji.sim import simulate
+from vision.calibration import default_layout
+from vision.synth.gouji_video import direct_gouji
+from vision.synth.match_video import IMAGE_SIZE, Camera, DrawnMatch
+from vision.synth.timeline import CARD_H, TABLE
+
+
+def _no_video(
+    events: list[dict[str, Any]],
+    out: Path,
+    seed: int,
+    leads: Collection[int],
+    sweepers: dict[int, int],
+    split: str = "train",
+    design: str | None = None,
+) -> DrawnMatch:
+    """``draw_gouji`` without the video: the timeline, a camera and the six-seat layout."""
+    tl = direct_gouji(events, seed, leads, sweepers)
+    layout = default_layout(6, TABLE, CARD_H)
+    camera = Camera.random(seed, IMAGE_SIZE)
+    return DrawnMatch(out, out.with_suffix(".labels.jsonl"), 0, "stub", tl, camera, layout)
+
+
+@pytest.mark.parametrize(("options", "decks"), [(None, 4), ({"deal.decks": 3}, 3)])
+def test_the_rendered_config_plays_the_rules_decks(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, options: dict[str, int] | None, decks: int
+) -> None:
+    monkeypatch.setattr(render_gouji, "draw_gouji", _no_video)
+    events, _ = simulate("gouji-core", 4, options=options)
+    done = render_gouji.render_gouji(events, tmp_path / "match.mp4", 4)
+    table = tomllib.loads(done.table.read_text(encoding="utf-8"))["table"]
+    assert table["decks"] == decks and table["game"] == "gouji"
