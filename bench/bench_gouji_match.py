@@ -1,6 +1,7 @@
 """A rendered Gouji match replayed: per deal, plays read exactly, referee prompts, silent errors
-(a wrong play with no prompt or camera correction) and places against the truth; then whether
-the match result equals the truth, and how many of the violations ruled are firm.
+(a wrong play with no prompt or camera correction), who ended the deal (the node from the
+table, or the referee's press when the reads left places open) and places against the truth;
+then whether the match result equals the truth, and how many of the violations ruled are firm.
 
     PYTHONPATH=. python bench/bench_gouji_match.py [--profile gouji-core] [--seed 1]
         [--hands 2] [--detector labels|model] [--dir /tmp/gouji-bench]
@@ -41,6 +42,15 @@ def deals_of(events: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
         if out and e["type"] not in ("match_start", "match_end"):
             out[-1].append(e)
     return out
+
+
+def ended_by(deal: list[dict[str, Any]]) -> str:
+    """Who closed a deal read: the node from the table (its reads decided every place), the
+    referee's press (the reads left places open), or nobody (the match ended in it)."""
+    end = next((e for e in deal if e["type"] == "hand_end"), None)
+    if end is None:
+        return "-"
+    return "referee" if end.get("reason") == "referee" else "table"
 
 
 def score_deal(truth: list[dict[str, Any]], rec: list[dict[str, Any]]) -> dict[str, int]:
@@ -93,7 +103,10 @@ def gouji_match(profile: str, seed: int, hands: int, detector: str, folder: Path
         f"{len(r_deals)} read; reader = {detector}; render {render_s:.0f} s, "
         f"replay {replay_s:.0f} s"
     )
-    print(f"  {'deal':>4} {'plays exact':>12} {'prompts':>8} {'silent':>7}  places got / truth")
+    print(
+        f"  {'deal':>4} {'plays exact':>12} {'prompts':>8} {'silent':>7} {'ended by':>9}"
+        "  places got / truth"
+    )
     ok = len(t_deals) == len(r_deals)
     for i, td in enumerate(t_deals):
         rd = r_deals[i] if i < len(r_deals) else []
@@ -101,10 +114,12 @@ def gouji_match(profile: str, seed: int, hands: int, detector: str, folder: Path
         want = jt["hands"][i]["finishing_order"] if i < len(jt["hands"]) else None
         got = jr["hands"][i]["finishing_order"] if i < len(jr["hands"]) else None
         ok &= got == want and row["silent"] == 0
-        ok &= detector != "labels" or row["exact"] == row["plays"]
+        ended = ended_by(rd)
+        ok &= detector != "labels" or (row["exact"] == row["plays"] and ended == "table")
         print(
             f"  {i + 1:>4} {row['exact']:>5}/{row['plays']:<6} {row['prompts']:>8} "
-            f"{row['silent']:>7}  {got} / {want} {'equal' if got == want else 'DIFFERENT'}"
+            f"{row['silent']:>7} {ended:>9}  {got} / {want} "
+            f"{'equal' if got == want else 'DIFFERENT'}"
         )
     same = jr.get("match") == jt.get("match")
     ended = any(e["type"] == "match_end" for e in rec)

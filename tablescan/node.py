@@ -37,6 +37,7 @@ log = logging.getLogger(__name__)
 # what the camera path writes (a resume replays these; buttons and referees' events it does not)
 CAMERA_EVENTS = frozenset({"play", "declare", "bury", "bottom_reveal", "needs_referee", "hand_end"})
 FROM_TABLE = {"from": "table"}  # the meta of a hand_start/match_end the node saw on the table
+ASIDE = ("call_referee", "claim", "ready")  # buttons a seat presses outside the play of a deal
 
 
 def from_camera(ev: Mapping[str, Any]) -> bool:
@@ -590,7 +591,7 @@ class TableNode:
         t = body.get("t")
         at = float(t) if isinstance(t, int | float) else self.t_now
         out: list[Event] = []
-        if kind not in ("hand_start", "hand_end", "match_end"):
+        if kind not in ("hand_start", "hand_end", "match_end") and body.get("what") not in ASIDE:
             out += self._next_deal_seen(None, at)  # a seat's press between deals opens the next
         fields = {k: v for k, v in body.items() if k not in ("v", "seq", "t", "table")}
         mine = self._emit(fields, at)

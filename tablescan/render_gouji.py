@@ -7,11 +7,14 @@ drawing sweeps the cloth there). Written beside ``match.mp4``:
 
 - ``match.truth.jsonl``: the whole record, each event's ``t`` the frame it settled on;
 - ``match.presses.jsonl``: what a camera cannot see and a seat controller or the referee's
-  desk enters (passes, 烧/让/扣 buttons, the exchanges of 3s and 4s, 亮3, and the referee's
-  "match over" where the sheet states no number of deals), with the same times: ``tablescan
-  replay`` feeds them in when the video reaches them (``tablescan.recorded_presses``). The
-  deals' ends and starts are not in it: the node sees those on the table;
-- ``match.table.toml``: six seats, four decks, the calibration and the six-seat areas.
+  desk enters (passes, 烧/让/扣 buttons, the exchanges of 3s and 4s, 亮3; the referee's
+  "end the deal" a moment after each deal's last set, and "match over" where the sheet states
+  no number of deals), with the same times: ``tablescan replay`` feeds them in when the video
+  reaches them (``tablescan.recorded_presses``). The node ends a deal itself when its reads
+  decide every place (the referee's press then finds it ended and is dropped) and begins the
+  next at its first lead: the bench counts which deals the table closed;
+- ``match.table.toml``: six seats, the rules' decks (four on every sheet), the calibration
+  and the six-seat areas.
 """
 
 from __future__ import annotations
@@ -32,7 +35,10 @@ from vision.synth.match_video import FPS
 
 log = logging.getLogger(__name__)
 CAMERA_SEES = ("play",)
-NODE_SEES = ("hand_start", "hand_end")  # the referee's places end a deal, the sweep begins one
+NODE_SEES = ("hand_start",)  # a deal's first lead (or a seat's press) begins it
+#: the referee at the table ends a deal the camera could not close (its places undecided after
+#: a misread); where the node's own reads closed it already, the node drops this press
+REFEREE_ENDS = {"reason": "referee", "meta": {"by": "referee"}}
 
 
 @dataclass
@@ -70,10 +76,16 @@ def simulated_deals(profile: str, seed: int, hands: int = 2) -> list[Event]:
     return out
 
 
+def _referee(events: list[Event], profile: str) -> GoujiReferee:
+    """A Gouji referee for ``profile`` with the record's ``options`` (a house's deck count)."""
+    start = next((e for e in events if e["type"] == "match_start"), None)
+    return GoujiReferee(Rules.load(profile, (start or {}).get("options") or None))
+
+
 def round_openings(events: list[Event], profile: str) -> tuple[set[int], dict[int, int]]:
     """Indexes of the plays that open a round, and for each the seat whose set stood last
     (who gathers the cards), as the Gouji referee judges the record."""
-    ref = GoujiReferee(Rules.load(profile))
+    ref = _referee(events, profile)
     leads: set[int] = set()
     sweepers: dict[int, int] = {}
     for idx, ev in enumerate(events):
@@ -95,7 +107,7 @@ def round_openings(events: list[Event], profile: str) -> tuple[set[int], dict[in
 def sheet_ends_match(events: list[Event], profile: str) -> bool:
     """Whether the sheet's own match (its number of deals, or deals won) is over after the
     deals in ``events``: the node then ends it, and no referee's "match over" is pressed."""
-    ref = GoujiReferee(Rules.load(profile))
+    ref = _referee(events, profile)
     for ev in events:
         if ev["type"] != "match_end":
             ref.feed(ev)
@@ -104,7 +116,7 @@ def sheet_ends_match(events: list[Event], profile: str) -> bool:
 
 def judged(events: list[Event], profile: str) -> dict[str, Any]:
     """The Gouji referee's report on ``events`` (``tablescan judge --json``'s document)."""
-    ref = GoujiReferee(Rules.load(profile))
+    ref = _referee(events, profile)
     for ev in events:
         ref.feed(ev)
     return ref.report()
@@ -140,6 +152,8 @@ def render_gouji(
                 continue
             if ev["type"] == "match_end" and by_sheet:
                 continue
+            if ev["type"] == "hand_end":
+                ev = {**ev, **REFEREE_ENDS}
             press = {k: v for k, v in ev.items() if k not in ("v", "seq", "evidence")}
             presses.write(dumps_event(press) + "\n")
     decks = Rules.load(str(start["profile"]), start.get("options") or None).deal.decks
