@@ -2,9 +2,10 @@
 CONTRIBUTING.md: ``feed(event) -> rulings``, ``state()``, ``report()``).
 
 It sees what lands on the cloth (``play``), what the seat buttons say (``pass``, ``button``),
-the exchanges of 3s/4s (``exchange``) and a blocked seat's shown 3s (``show`` with
-``what: liang3``). A violation is ruled only when those prove it, always with the ``seq`` of the
-play and of the event that proves it and their evidence ids. An illegal set is withdrawn
+the exchanges of 3s/4s (``exchange``), the tributes a referee enters (``tribute``) and a
+blocked seat's shown 3s (``show`` with ``what: liang3``). A violation is ruled only when those
+prove it, always with the ``seq`` of the play and of the event that proves it and their
+evidence ids. An illegal set is withdrawn
 (错牌不出, C5) and counts as that seat's pass; an illegal lead is simply void. One class of
 about 600 lines on purpose: one handler per event type over one ``Table``; the rules
 themselves live in ``table``, ``plays`` and ``scoring``.
@@ -712,7 +713,9 @@ def _tribute_problem(ev: Event, t: Table) -> str | None:
         return f"{where} 'cards': {e}"
     if count is not None and (isinstance(count, bool) or not isinstance(count, int)):
         return f"{where} 'count': expected a number of cards, got {count!r}"
-    if not cards and not count:
+    if count is not None and count < 1:
+        return f"{where} 'count': {count} is not a number of cards (≥ 1)"
+    if not cards and count is None:
         return f"{where} 'count': needed (≥ 1) when 'cards' is empty"
     if cards and count is not None and count != len(cards):
         return f"{where} 'count': {count} but 'cards' lists {len(cards)}"

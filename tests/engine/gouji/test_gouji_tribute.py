@@ -179,6 +179,8 @@ def test_tribute_cards_are_not_counted_against_the_four_decks() -> None:
         ({"seat": 0, "to": 1, "cards": []}, "'count'", False),
         ({"seat": 0, "to": 1, "cards": ["AS"], "count": 2}, "'count'", False),
         ({"seat": 0, "to": 1, "cards": [], "count": 40}, "'count'", False),
+        ({"seat": 0, "to": 1, "cards": [], "count": -1}, "'count'", True),
+        ({"seat": 0, "to": 1, "cards": [], "count": 0}, "'count'", True),
         ({"seat": 0, "to": 1, "cards": ["AS"], "kind": "back"}, "'kind'", True),
     ],
 )
