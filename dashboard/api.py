@@ -214,6 +214,11 @@ def match_control(tid: str) -> Any:
         event: dict[str, Any] = {"type": "match_end", "reason": "referee", "by": user.name}
     elif action == "end_hand" and playing:
         event = {"type": "hand_end", "reason": "referee", "meta": meta}
+    elif action == "tribute" and playing:
+        body = _tribute_body(data)
+        if isinstance(body, str):
+            return _bad(body)
+        event = {"type": "tribute", **body, "by": user.name}
     elif action == "start_hand" and not playing:
         raw = data.get("banker", match.get("next_banker"))
         try:
@@ -232,13 +237,37 @@ def match_control(tid: str) -> Any:
         state = "a hand is in play" if playing else "no hand is in play"
         return _bad(
             f"action {action!r}: not possible now ({state}); expected start_hand, "
-            "end_hand or end_match"
+            "end_hand, tribute or end_match"
         )
     try:
         seq = hub().append(tid, event)
     except StoreError as e:
         return _bad(str(e))
     return _written(tid, seq)
+
+
+def _tribute_body(data: dict[str, Any]) -> dict[str, Any] | str:
+    """A Gouji 进贡/还贡 the referee saw handed over (``seat``, ``to``, ``cards``, optional
+    ``count`` and ``kind``): the record's ``tribute`` fields, or what is wrong. The schema and
+    the judge check the rest (a sheet without tribute answers with an error ruling)."""
+    body: dict[str, Any] = {}
+    for key in ("seat", "to", "count"):
+        raw = data.get(key)
+        if raw in (None, "") and key == "count":
+            continue
+        try:
+            body[key] = int(str(raw))
+        except ValueError:
+            return f"{key}: {raw!r} is not a number"
+    cards = data.get("cards", [])
+    if isinstance(cards, str):
+        cards = cards.replace(",", " ").split()
+    if not isinstance(cards, list):
+        return f"cards: expected a list of cards, got {cards!r}"
+    body["cards"] = [str(c).upper() for c in cards]
+    if data.get("kind"):
+        body["kind"] = str(data["kind"])
+    return body
 
 
 @bp.post("/tables/<tid>/corrections")

@@ -114,6 +114,8 @@ class TableFold:
             self._hand_ruled(r)
         elif kind == "place":
             self._place(r)
+        elif kind == "tribute":
+            self._tribute_ruled(r)
         elif kind == "error":
             self.error(f"seq {r.get('seq')}: {r.get('problem')}")
 
@@ -363,6 +365,17 @@ class TableFold:
         count, to = ev.get("count", 1), ev.get("to")
         if isinstance(to, int) and isinstance(count, int) and 0 <= to < len(self.counts):
             self.counts[int(ev["seat"])] -= count
+            self.counts[to] += count
+            self._seats_changed()
+
+    def _tribute_ruled(self, r: Ruling) -> None:
+        """A tribute the judge accepted moves its cards between hands (one the sheet forbids
+        is an error ruling and moves nothing, so the counts follow the ruling, not the event)."""
+        seat, to, count = r.get("seat"), r.get("to"), r.get("count")
+        if not (isinstance(seat, int) and isinstance(to, int) and isinstance(count, int)):
+            return
+        if self.counts is not None and {seat, to} <= set(range(len(self.counts))):
+            self.counts[seat] -= count
             self.counts[to] += count
             self._seats_changed()
 

@@ -28,6 +28,9 @@ class GoujiPanel:
         except Exception:  # an unknown sheet: the panel shows what the record says
             self.rules = None
         self.deals: list[dict[str, Any]] = []  # finished deals' outcomes, by the judge
+        mode = self.rules.score.tribute if self.rules is not None else "unstated"
+        quote = self.rules.cite.get("score.tribute") if self.rules is not None else None
+        self.tribute_rule = {"mode": mode, "quote": quote}  # the sheet's words, from its cite
         self.new_deal(None)
 
     def new_deal(self, start: Event | None) -> None:
@@ -47,10 +50,11 @@ class GoujiPanel:
             cards = list(ev.get("cards") or [])
             gouji = bool(self.rules is not None and cards and _safe_gouji(cards, self.rules))
             self.top = {"seat": ev.get("seat"), "cards": cards, "gouji": gouji}
-        elif kind == "exchange" and str(ev.get("what")) in TRIBUTE:
+        elif kind == "exchange" and str(ev.get("what")) in TRIBUTE:  # counts only, not scored
             back = str(ev.get("what")) in ("return", "还贡")
             self.tribute.append(
                 {"from": ev.get("seat"), "to": ev.get("to"), "count": ev.get("count"), "back": back}
+                | {"cards": list(ev.get("cards") or []), "seq": ev.get("seq")}
             )
 
     def ruling(self, r: dict[str, Any]) -> None:
@@ -64,6 +68,11 @@ class GoujiPanel:
             self.opened.append(seat)
         elif kind == "blocked" and isinstance(seat, int):
             self.blocks.append({"seat": seat, "by": r.get("by")})
+        elif kind == "tribute" and isinstance(seat, int):  # one the judge accepted
+            entry = {"from": seat, "to": r.get("to"), "count": r.get("count")}
+            entry |= {"cards": list(r.get("cards") or []), "seq": r.get("at_seq")}
+            entry["back"] = r.get("tribute") == "huan"
+            self.tribute = [x for x in self.tribute if x.get("seq") != entry["seq"]] + [entry]
         elif kind == "hand" and isinstance(r.get("outcome"), dict):
             out = r["outcome"]
             self.deals = [d for d in self.deals if d.get("hand") != r.get("hand")]
@@ -93,9 +102,23 @@ class GoujiPanel:
             "opened": list(self.opened),
             "blocks": list(self.blocks),
             "tribute": list(self.tribute),
+            "tribute_rule": dict(self.tribute_rule),
+            "tribute_points": self._tribute_points(),
             "score_table": [{"place": PLACE_NAMES[i], "points": p} for i, p in enumerate(table)],
             "deals": list(self.deals),
         }
+
+    def _tribute_points(self) -> list[dict[str, Any]]:
+        """The tribute items (``"tribute": true``) the judge scored for this deal, once its
+        score is in: 进贡 per card (changshi), 点贡/闷贡/烧贡 (jinan)."""
+        deal = next((d for d in self.deals if d.get("hand") == self.deal), None)
+        items = ((deal or {}).get("scores") or {}).get("items") or []
+        return [
+            {"seat": seat, "what": i.get("what"), "points": i.get("points")}
+            for seat, mine in enumerate(items)
+            for i in mine
+            if isinstance(i, dict) and i.get("tribute")
+        ]
 
 
 def _safe_gouji(cards: list[str], rules: Rules) -> bool:

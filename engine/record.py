@@ -83,6 +83,8 @@ class Event(TypedDict, total=False):
     at: int
     penalty: dict[str, Any]
     decision: str
+    # tribute
+    kind: str  # jin (进贡, default) | huan (还贡)
     # set by apply_corrections on an event it changed, never written in a record
     corrected_by: list[int]
 
@@ -125,6 +127,9 @@ class RulingFields(TypedDict, total=False):
     on: int
     mode: str
     by: int  # the blocking seat
+    to: int  # a tribute's receiver
+    count: int  # a tribute's cards handed over
+    tribute: str  # jin (进贡) | huan (还贡)
 
 
 class Ruling(RulingFields, total=False):

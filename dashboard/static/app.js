@@ -327,7 +327,12 @@ function drawGoujiSide(v, live, trick) {
     + (live && trick.passes && trick.passes.length ? `<div class="label">${esc(t("passed: {names}", { names: trick.passes.map((s) => (v.seats[s] || {}).name || s).join(", ") }))}</div>` : "");
   const p = v.panel || {};
   const burns = (p.burns || []).map((b) => esc(t("{name} burned {victim}", { name: goujiName(v, b.seat), victim: b.victim != null ? goujiName(v, b.victim) : "–" }))).join(" · ");
-  const tribute = (p.tribute || []).map((x) => esc(x.back ? t("{from} returns {n} to {to} (还贡)", { from: goujiName(v, x.from), to: goujiName(v, x.to), n: x.count ?? 1 }) : t("{from} pays {n} to {to} (进贡)", { from: goujiName(v, x.from), to: goujiName(v, x.to), n: x.count ?? 1 }))).join(" · ");
+  const tribute = (p.tribute || []).map((x) => `<span class="byseat" data-tribute="${esc(x.seq)}">${esc(x.back ? t("{from} returns {n} to {to} (还贡)", { from: goujiName(v, x.from), to: goujiName(v, x.to), n: x.count ?? 1 }) : t("{from} pays {n} to {to} (进贡)", { from: goujiName(v, x.from), to: goujiName(v, x.to), n: x.count ?? 1 }))} ${(x.cards || []).length ? cardsHTML(x.cards, "sm") : `<span class="muted small">${esc(t("cards not seen"))}</span>`}</span>`).join(" · ");
+  const tributePoints = (p.tribute_points || []).map((x) => `${esc(goujiName(v, x.seat))} ${esc(x.what)} +${esc(x.points)}`).join(" · ");
+  const rule = p.tribute_rule || {};
+  const ruleText = { per_card: t("each card handed over scores 1 for the receiver (吃贡者), none for the giver"), points: t("scored as the items 点贡, 闷贡, 烧贡; the cards are not counted"), none: t("this sheet has no tribute"), unstated: t("the sheet says nothing about tribute: recorded, not scored") }[rule.mode];
+  const ruleEl = $("#gouji-tribute-rule");
+  if (ruleEl) ruleEl.innerHTML = `${esc(ruleText || "")}${rule.quote ? ` <span class="muted" data-quote>${esc(t("Sheet: {quote}", { quote: rule.quote }))}</span>` : ""}`;
   const last = (p.deals || []).length ? p.deals[p.deals.length - 1] : null;
   const scores = last && last.scores ? Object.entries(last.scores.seats || {}).map(([s, n]) => `${esc(goujiName(v, Number(s)))} ${esc(n)}`).join(" · ") : "";
   $("#score").innerHTML = `<h2>${esc(t("Finishing order"))}</h2><div class="places" id="gouji-places">${goujiPlacesText(v, p)}</div>`
@@ -336,7 +341,8 @@ function drawGoujiSide(v, live, trick) {
     + `<span>${esc(t("够级 now"))}</span><b id="gouji-top">${p.gouji_top ? esc(t("yes, by {name}", { name: goujiName(v, p.gouji_top.seat) })) : esc(t("no"))}</b>`
     + `<span>${esc(t("Burns (烧)"))}</span><b id="gouji-burns">${burns || esc(t("none"))}</b>`
     + `<span>${esc(t("Opened (开点)"))}</span><b>${(p.opened || []).map((s) => esc(goujiName(v, s))).join(" · ") || esc(t("none"))}</b>`
-    + `<span>${esc(t("Tribute (进贡/还贡)"))}</span><b>${tribute || esc(t("none"))}</b>`
+    + `<span>${esc(t("Tribute (进贡/还贡)"))}</span><b id="gouji-tribute">${tribute || esc(t("none"))}</b>`
+    + (tributePoints ? `<span>${esc(t("Tribute points"))}</span><b id="gouji-tribute-points">${tributePoints}</b>` : "")
     + (scores ? `<span>${esc(t("Scores, deal {n}", { n: last.hand }))}</span><b>${scores}</b>` : "") + `</div>`
     + "";
   const rounds = $("#rounds tbody");

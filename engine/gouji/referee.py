@@ -2,9 +2,10 @@
 CONTRIBUTING.md: ``feed(event) -> rulings``, ``state()``, ``report()``).
 
 It sees what lands on the cloth (``play``), what the seat buttons say (``pass``, ``button``),
-the exchanges of 3s/4s (``exchange``) and a blocked seat's shown 3s (``show`` with
-``what: liang3``). A violation is ruled only when those prove it, always with the ``seq`` of the
-play and of the event that proves it and their evidence ids. An illegal set is withdrawn
+the exchanges of 3s/4s (``exchange``), the tributes a referee enters (``tribute``) and a
+blocked seat's shown 3s (``show`` with ``what: liang3``). A violation is ruled only when those
+prove it, always with the ``seq`` of the play and of the event that proves it and their
+evidence ids. An illegal set is withdrawn
 (错牌不出, C5) and counts as that seat's pass; an illegal lead is simply void. One class of
 about 600 lines on purpose: one handler per event type over one ``Table``; the rules
 themselves live in ``table``, ``plays`` and ``scoring``.
@@ -20,7 +21,7 @@ from engine.cards import CardError, parse_cards
 from engine.gouji.plays import Shape, analyse, holds_gouji
 from engine.gouji.rules import Rules
 from engine.gouji.scoring import PLACE_NAMES, Outcome, score
-from engine.gouji.table import SEATS, Burn, Table, entry_formula
+from engine.gouji.table import SEATS, Burn, Table, Tribute, entry_formula
 from engine.record import (
     Event,
     Ruling,
@@ -173,6 +174,10 @@ class GoujiReferee:
             "violations": list(self.violations),
             "errors": list(self.errors),
             "unjudged": list(self.rules.unjudged),
+            "tribute": {  # the sheet's tribute rule, in its words, for views
+                "mode": self.rules.score.tribute,
+                "rule": self.rules.cite.get("score.tribute"),
+            },
         }
 
     # --- the match: deal after deal ------------------------------------------------------------
@@ -250,6 +255,7 @@ class GoujiReferee:
             "pass": self._pass,
             "button": self._button,
             "exchange": self._exchange,
+            "tribute": self._tribute,
             "show": self._show,
             "hand_end": self._hand_end,
             "needs_referee": self._doubt,
@@ -371,6 +377,34 @@ class GoujiReferee:
             return  # bought: paid for with as many cards, counts stay (C2)
         t.counts[giver] -= count
         t.counts[to] += count
+
+    def _tribute(self, ev: Event) -> None:
+        """进贡/还贡 handed over at the table, entered by a referee or a seat controller (a
+        camera cannot tell it). It belongs to the deal it is scored in, before its first set;
+        the cards move between hands but were never played (no four-deck count)."""
+        t, seq = self.table, ev.get("seq")
+        if t is None:
+            self._error(ev, f"tribute seq {seq}: before any hand_start (it belongs to a deal)")
+            return
+        problem = _tribute_problem(ev, t)
+        mode, rule = self.rules.score.tribute, self.rules.cite.get("score.tribute", "")
+        if problem is None and mode == "none":
+            problem = f"tribute seq {seq}: this sheet has no tribute: {rule}; not recorded"
+        elif problem is None and (t.started() or t.over):
+            problem = f"tribute seq {seq}: after the deal's first set (tribute comes before play)"
+        if problem is not None:
+            self._error(ev, problem)
+            return
+        cards = [str(c) for c in ev.get("cards") or []]
+        n = len(cards) or int(ev.get("count") or 0)
+        tr = Tribute(ev["seat"], ev["to"], tuple(cards), n, str(ev.get("kind", "jin")), ev["seq"])
+        t.tributes.append(tr)
+        t.counts[tr.seat] -= n
+        t.counts[tr.to] += n
+        why = _tribute_why(tr, mode)
+        self._note(
+            ev, "tribute", seat=tr.seat, to=tr.to, cards=cards, count=n, tribute=tr.kind, why=why
+        )
 
     def _pass(self, ev: Event) -> None:
         t = self._live(ev)
@@ -644,6 +678,7 @@ class GoujiReferee:
             t.kills,
             tuple(t.mingdian),
             tuple(t.penalties),
+            tuple(t.tributes),
         )
         return {
             "hand": self.hand,
@@ -677,9 +712,64 @@ class GoujiReferee:
                 for b in t.burns
             ],
             "blocks": [{"blocker": a, "victim": b, "seq": s} for a, b, s in t.blocks],
+            "tributes": [
+                {
+                    "seat": r.seat,
+                    "to": r.to,
+                    "cards": list(r.cards),
+                    "count": r.count,
+                    "kind": r.kind,
+                    "seq": r.seq,
+                }
+                for r in t.tributes
+            ],
             "scores": None if t.void else score(self.rules, outcome, list(t.finished)),
             "violations": [v for v in self.violations if v["hand"] == self.hand],
         }
+
+
+def _tribute_problem(ev: Event, t: Table) -> str | None:
+    """What is wrong with a tribute event's fields, naming its seq and the field; None if
+    nothing. The schema says the same, but a referee is also fed unvalidated events."""
+    seq, seat, to = ev.get("seq"), ev.get("seat"), ev.get("to")
+    where = f"tribute seq {seq}: field"
+    for name, value in (("seat", seat), ("to", to)):
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < SEATS:
+            return f"{where} {name!r}: {value!r} is not a seat 0–{SEATS - 1}"
+    if to == seat:
+        return f"{where} 'to': seat {seat} cannot pay tribute to itself"
+    cards, count = ev.get("cards"), ev.get("count")
+    if not isinstance(cards, list):
+        return f"{where} 'cards': expected a list of cards (empty when unseen), got {cards!r}"
+    try:
+        parse_cards(cards)
+    except (CardError, TypeError, AttributeError) as e:
+        return f"{where} 'cards': {e}"
+    if count is not None and (isinstance(count, bool) or not isinstance(count, int)):
+        return f"{where} 'count': expected a number of cards, got {count!r}"
+    if count is not None and count < 1:
+        return f"{where} 'count': {count} is not a number of cards (≥ 1)"
+    if not cards and count is None:
+        return f"{where} 'count': needed (≥ 1) when 'cards' is empty"
+    if cards and count is not None and count != len(cards):
+        return f"{where} 'count': {count} but 'cards' lists {len(cards)}"
+    if ev.get("kind", "jin") not in ("jin", "huan"):
+        return f"{where} 'kind': {ev.get('kind')!r} is not 'jin' (进贡) or 'huan' (还贡)"
+    n, held = len(cards) or int(count or 0), t.counts[int(seat or 0)]
+    if n > held:
+        return f"{where} 'count': seat {seat} holds {held} cards, not {n}"
+    return None
+
+
+def _tribute_why(tr: Tribute, mode: str) -> str:
+    """The note a tribute gets: what it scores under the sheet, and why."""
+    if tr.kind == "huan":
+        return "还贡: recorded; no sheet scores a returned card"
+    if mode == "per_card":
+        return f"吃贡者 seat {tr.to} +{tr.count}: 「每进贡一张，由吃贡者得1分，进贡者不得分」(L8)"
+    if mode == "points":
+        return "recorded, not scored: the sheet scores 点贡, 闷贡, 烧贡 as items, not cards"
+    return "recorded, not scored: the sheet says nothing about tribute"
 
 
 def _cards(ev: Event) -> list[str]:

@@ -20,6 +20,8 @@ from engine.errors import ProfileError
 __all__ = ["ProfileError", "Rules", "load_profile"]  # ProfileError: re-exported, engine.errors
 
 CORE_ID = "gouji-core"
+#: ``score.tribute``: how a sheet treats 进贡 (docs/record-format.md, ``tribute``)
+TRIBUTE_MODES = ("unstated", "none", "points", "per_card")
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,6 +130,9 @@ class ScoreRules:
     mingdian: int  # 明点 won: the caller; lost: his 对门
     foul_points: tuple[int, ...]  # per entered foul: 1st, 2nd, … (the last repeats)
     revolution_banned: int  # points for declaring 革命/造反 where the sheet bans it
+    # 进贡 as the sheet scores it: unstated (silent) | none (「不进贡」) | points (jinan: 点贡,
+    # 闷贡, 烧贡 are the named items) | per_card (changshi: each card entered, +1 to 吃贡者)
+    tribute: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,6 +195,7 @@ _CHOICES = {
     "flow.revolution": ("off", "dropout", "redeal", "referee"),
     "flow.jiefeng": ("xiajia", "claim", "pass"),
     "flow.timeout": ("none", "pass", "foul"),
+    "score.tribute": TRIBUTE_MODES,
 }
 _RANGES = {"deal.decks": (2, 4)}  # the sheets play 4; a house 2 or 3 (18 or 27 cards a seat)
 _KAIDIAN_SETS = ("pure", "with_twos", "single_two", "multi_twos", "small_joker")

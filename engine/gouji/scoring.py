@@ -1,5 +1,6 @@
 """Each sheet's score for one deal (GOUJI.md §3.7): place table, 串三户, 开点 per 对门 pair,
-burns, 憋3, two-kills-one, and "only positive scores recorded" where a sheet says so.
+burns, 憋3, two-kills-one, entered 进贡 (changshi), and "only positive scores recorded" where a
+sheet says so.
 
 Every point carries an item naming what earned it, so a referee can read the sum back.
 """
@@ -10,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.gouji.rules import Rules
-from engine.gouji.table import SEATS, Burn, duitou, same_team
+from engine.gouji.table import SEATS, Burn, Tribute, duitou, same_team
 
 PLACE_NAMES = ("头科", "二科", "三科", "四科", "二落", "大落")
 
@@ -27,6 +28,7 @@ class Outcome:
     kills: list[tuple[int, int]]  # (seat, seq)
     mingdian: tuple[int, ...] = ()  # seats that declared 明点 on their 对门
     penalties: tuple[tuple[int, int, str], ...] = ()  # (seat, points, what) entered fouls
+    tributes: tuple[Tribute, ...] = ()  # entered 进贡/还贡 of the deal
 
 
 def burn_succeeded(b: Burn, rules: Rules, went_out: list[int]) -> bool:
@@ -48,10 +50,16 @@ def score(rules: Rules, out: Outcome, went_out: list[int]) -> dict[str, Any]:
     seat_pts = [0] * SEATS
     items: list[list[dict[str, Any]]] = [[] for _ in range(SEATS)]
 
-    def add(seat: int, what: str, pts: int) -> None:
+    def add(seat: int, what: str, pts: int, tribute: bool = False) -> None:
         if pts:
             seat_pts[seat] += pts
-            items[seat].append({"what": what, "points": pts})
+            item: dict[str, Any] = {"what": what, "points": pts}
+            if tribute:  # views tell tribute points from the rest by this key
+                item["tribute"] = True
+            items[seat].append(item)
+
+    # jinan scores these extras as tributes, in its words: 「点贡得2分，闷、烧贡各得1分」(L211)
+    as_tribute = s.tribute == "points"
 
     places = [p for p in out.places if p is not None]
     complete = len(places) == SEATS
@@ -80,24 +88,31 @@ def score(rules: Rules, out: Outcome, went_out: list[int]) -> dict[str, Any]:
             (True, False): s.kaidian_won,
             (False, True): s.kaidian_lost,
         }[(me, him)]
-        add(seat, "开点" if me else "未开点", pts)
+        if as_tribute and (me, him) == (True, False):
+            add(seat, "点贡", pts, tribute=True)
+        else:
+            add(seat, "开点" if me else "未开点", pts)
         add(seat, f"打点 ×{out.open_count[seat]}", s.kaidian_per_open * out.open_count[seat])
     for b in out.burns:
         if not burn_succeeded(b, rules, went_out):
             continue
         if same_team(b.seat, b.victim) and not s.burn_teammate:
             continue
-        add(b.seat, "烧牌", s.burn)
+        add(b.seat, "烧贡" if as_tribute else "烧牌", s.burn, tribute=as_tribute)
         add(b.victim, "被烧", s.burn_victim)
     for blocker, victim, _seq in out.blocks:
         if same_team(blocker, victim) and not s.bie3_teammate:
             continue
-        add(blocker, "憋3", s.bie3)
+        add(blocker, "闷贡" if as_tribute else "憋3", s.bie3, tribute=as_tribute)
         add(victim, "被憋3", s.bie3_victim)
     for seat, _seq in out.kills:
         add(seat, "二杀一", s.two_kill_one)
     for seat, pts, what in out.penalties:
         add(seat, what, pts)
+    if s.tribute == "per_card":  # 「每进贡一张，由吃贡者得1分，进贡者不得分」(L8); 还贡: nothing
+        for tr in out.tributes:
+            if tr.kind == "jin":
+                add(tr.to, "进贡" if tr.count == 1 else f"进贡 ×{tr.count}", tr.count, tribute=True)
     teams = [sum(seat_pts[i] for i in range(t, SEATS, 2)) for t in (0, 1)]
     if s.positive_only:
         net = teams[0] - teams[1]

@@ -69,6 +69,19 @@ class Burn:
     sets: list[Shape] = field(default_factory=list)  # the burner's sets from the burn on
 
 
+@dataclass(frozen=True, slots=True)
+class Tribute:
+    """One 进贡 (``kind`` jin) or 还贡 (huan) a referee entered: ``count`` cards from ``seat``
+    to ``to``; ``cards`` lists them when they were seen (the camera never sees it)."""
+
+    seat: int
+    to: int
+    cards: tuple[str, ...]
+    count: int
+    kind: str  # jin | huan
+    seq: int
+
+
 def entry_formula(sets: list[Shape]) -> tuple[bool, int, int]:
     """changshi's burn entry: N natural ranks (3…A, 2s and jokers aside) minus J jokers held
     must be ≤ 2 (「除小2和大小鬼外的套数」 L31). ``sets`` are the burner's sets from the burn
@@ -119,6 +132,7 @@ class Table:
         self.jiefeng_claim: int | None = None
         self.claims: dict[int, tuple[int, Counter[str]]] = {}  # bie3 无够级: seat → (seq, seen)
         self.penalties: list[tuple[int, int, str]] = []  # (seat, points, what) entered fouls
+        self.tributes: list[Tribute] = []  # entered before the first set (referee.py)
 
     # --- derived state -------------------------------------------------------------------
     def in_play(self, seat: int) -> bool:
