@@ -32,12 +32,30 @@
     const order = (v.places || []).map((s, i) => `<span data-place="${i + 1}">${esc(placeName(i, n))} ${name(v, s)}</span>`).join(" · ");
     const leader = v.current_trick && v.current_trick.plays.length ? v.current_trick.plays[v.current_trick.plays.length - 1].seat : null;
     const holds = leader == null ? "" : `<div class="team"><span class="k">${esc(t("Round held by"))}</span><span>${name(v, leader)}</span></div>`;
-    return `<div class="w score gj" data-widget="score"><div class="team"><span class="k">${esc(t("Gouji"))} · ${esc(t("hand {n}", { n: v.hand ?? "–" }))}</span><span>${esc(t("Finishing order"))}</span></div><div class="team"><span class="k">${esc(t("out so far"))}</span><span>${order || "–"}</span></div>${holds}${matchOver(v)}</div>`;
+    const p = v.panel || {};
+    const burns = (p.burns || []).length ? `<div class="team" data-gouji="burns"><span class="k">${esc(t("{n} burn(s)", { n: p.burns.length }))}</span></div>` : "";
+    const paid = (p.tribute || []).map((x) => esc(x.back
+      ? t("{from} returns {n} to {to} (还贡)", { from: (v.seats[x.from] || {}).name ?? x.from, to: (v.seats[x.to] || {}).name ?? x.to, n: x.count ?? 1 })
+      : t("{from} pays {n} to {to} (进贡)", { from: (v.seats[x.from] || {}).name ?? x.from, to: (v.seats[x.to] || {}).name ?? x.to, n: x.count ?? 1 }))).join(" · ");
+    const tribute = paid ? `<div class="team" data-gouji="tribute"><span>${paid}</span></div>` : "";
+    return `<div class="w score gj" data-widget="score"><div class="team"><span class="k">${esc(t("Gouji"))} · ${esc(t("hand {n}", { n: v.hand ?? "–" }))}</span><span>${esc(t("Finishing order"))}</span></div><div class="team"><span class="k">${esc(t("out so far"))}</span><span>${order || "–"}</span></div>${holds}${burns}${tribute}${matchOver(v)}</div>`;
   }
 
-  // "match over" once the record holds a match_end (both games)
+  // "match over" once the record holds a match_end (both games); Gouji adds its result in its
+  // own terms (deals won and points: Gouji has no levels)
   function matchOver(v) {
-    return v.match && v.match.over ? `<div class="team match-over"><span class="k">${esc(t("Match over"))}</span></div>` : "";
+    if (!(v.match && v.match.over)) return "";
+    const res = v.match.result || {};
+    const side = (i) => ((v.teams || [])[i] || { names: [String(i)] }).names.join(" · ");
+    const words = v.game === "gouji" && res.teams
+      ? `<span>${esc(t("{who} after {n} deal(s); deals won {won}, points {points}", {
+        who: res.winner != null ? t("{side} won", { side: side(res.winner) }) : t("tied"),
+        n: res.hands ?? "–",
+        won: (res.deals_won || []).join(" : ") || "–",
+        points: res.teams.join(" : "),
+      }))}</span>`
+      : "";
+    return `<div class="team match-over"><span class="k">${esc(t("Match over"))}</span>${words}</div>`;
   }
 
   function players(v) {

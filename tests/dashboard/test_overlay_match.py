@@ -28,6 +28,7 @@ RECORDS = {
     "g1": [e for e in gouji_sim("gouji-core", seed=1)[0] if e["type"] != "match_end"],
 }
 WORDS = {"": "比赛结束", "&lang=en": "Match over"}
+GOUJI_RESULT = {"": "胜局", "&lang=en": "deals won"}
 
 
 @pytest.fixture
@@ -81,7 +82,10 @@ def test_overlay_says_match_over_after_match_end(site: dict[str, Any], tid: str)
     hub.append(tid, {"type": "match_end", "reason": "referee", "by": "head1"})
     for lang, (page, errors) in pages.items():
         page.wait_for_selector("#ov .match-over", timeout=20_000)
-        assert WORDS[lang] in page.inner_text("#ov [data-widget=score]")
+        score = page.inner_text("#ov [data-widget=score]")
+        assert WORDS[lang] in score
+        if game == "gouji":  # its result in its own terms: deals won and points, no levels
+            assert GOUJI_RESULT[lang] in score, score
         name = f"overlay-match-over-{game}{lang.replace('&lang=', '-')}"
         page.screenshot(path=str(SCREENS / f"{name}.png"), omit_background=True)
         assert errors == []
