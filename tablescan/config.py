@@ -100,7 +100,14 @@ class TableSection(_Section):
         default=None,
         ge=1,
         le=8,
-        description="Decks in play. Default: 2 for 80-points, 4 for Gouji.",
+        description="Decks in play. Default: 2 for 80-points; for Gouji the rules' "
+        "`deal.decks` (4 on every sheet), which it must equal.",
+    )
+    options: dict[str, bool | int | float | str] | None = Field(
+        default=None,
+        description="A house's variation of its sheet, as the record's `options` "
+        '(`{"section.key" = value}`; Gouji with three decks: `{"deal.decks" = 3}`). Checked '
+        "against the profile when the file is read; written in the record's `match_start`.",
     )
 
 
@@ -375,6 +382,7 @@ class TableConfig:
     banker: int | None
     decks: int
     source: str
+    options: dict[str, Any] | None
     fps: float | None
     model: Path | None
     min_score: float | None  # None: the model's own calibrated ``sure_score``
@@ -401,6 +409,7 @@ class TableConfig:
             "seats": list(self.seats),
             "teams": [list(t) for t in self.teams],
             "levels": list(self.levels),
+            **({"options": dict(self.options)} if self.options else {}),
         }
 
 
@@ -562,7 +571,25 @@ def _check_profile(t: TableSection) -> list[tuple[tuple[Any, ...], str]]:
                 f"{t.profile!r} is a {game.name} profile, but table.game is {t.game!r}",
             )
         ]
+    try:
+        rules = game.load_rules(t.profile, t.options)
+    except Exception as e:  # the profile's own error names the key
+        return [(("table", "options"), str(e))]
+    deal = getattr(rules, "deal", None)
+    ruled = getattr(deal, "decks", None)
+    if t.decks is not None and isinstance(ruled, int) and t.decks != ruled:
+        why = f"{t.decks}, but the rules deal {ruled} (set options deal.decks = {t.decks})"
+        return [(("table", "decks"), why)]
     return []
+
+
+def _rule_decks(t: TableSection) -> int | None:
+    """The rules' deck count (Gouji's ``deal.decks``, options applied), if the game has one."""
+    from engine.games import find_game
+
+    rules = find_game(t.game).load_rules(t.profile, t.options)
+    ruled = getattr(getattr(rules, "deal", None), "decks", None)
+    return ruled if isinstance(ruled, int) else None
 
 
 def _rel(config_path: Path, value: str) -> Path:
@@ -583,8 +610,9 @@ def _resolve(f: TableFile, path: Path) -> TableConfig:
         teams=tuple(tuple(team) for team in teams),
         levels=tuple(t.levels if t.levels is not None else ["2"] * len(teams)),
         banker=t.banker,
-        decks=t.decks or (2 if t.game == "tractor" else 4),
+        decks=t.decks or _rule_decks(t) or 2,
         source=str(f.source.uri),
+        options=dict(t.options) if t.options else None,
         fps=f.source.fps,
         model=_rel(path, f.model.path) if f.model.path else None,
         min_score=f.model.min_score,
@@ -786,7 +814,7 @@ def _where(path: Path, lines: KeyLines, loc: tuple[Any, ...]) -> str:
 
 
 def dump_config(cfg: dict[str, Any]) -> str:
-    """Write a plain dict (tables, arrays of tables, lists, scalars) as TOML.
+    """Write a plain dict (tables, arrays of tables, lists, inline tables, scalars) as TOML.
 
     tomllib only reads; this small writer covers what ``table.toml`` holds.
     """
@@ -821,4 +849,10 @@ def _toml_value(v: Any) -> str:
         return '"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"'
     if isinstance(v, list | tuple):
         return "[" + ", ".join(_toml_value(x) for x in v) + "]"
+    if isinstance(v, dict):  # an inline table, keys quoted (``options``: "deal.decks" = 3)
+        return (
+            "{ "
+            + ", ".join(f"{_toml_value(str(k))} = {_toml_value(x)}" for k, x in v.items())
+            + " }"
+        )
     raise TypeError(f"cannot write {type(v).__name__} as TOML")

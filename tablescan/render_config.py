@@ -22,7 +22,8 @@ def table_config(
     decks: int = 2,
 ) -> dict[str, Any]:
     """The ``table.toml`` content that lets ``replay`` read this video (the game, seats,
-    teams and levels from the record's ``match_start``; ``decks``: the game's deck count)."""
+    teams, levels and a house's options from the record's ``match_start``; ``decks``: the
+    game's deck count)."""
     gouji = start.get("game") == "gouji"
     return {
         "table": {
@@ -34,6 +35,7 @@ def table_config(
             "levels": start.get("levels", ["-", "-"] if gouji else ["2", "2"]),
             **({"banker": hand["banker"]} if hand and hand.get("banker") is not None else {}),
             "decks": decks,
+            **({"options": dict(start["options"])} if start.get("options") else {}),
         },
         "source": {"uri": video.name, "fps": FPS},
         "model": {"path": "models/cards.onnx"},  # min_score: the model's own sure score

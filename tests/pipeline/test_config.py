@@ -49,6 +49,7 @@ def test_missing_file_and_bad_toml(tmp_path: Path) -> None:
         ),
         (lambda c: c.pop("calibration"), r"calibration: missing table"),
         (lambda c: c["motion"].update(still_frames=0), r"motion\.still_frames"),
+        (lambda c: c["table"].update(options={"no.such": 1}), r"table\.options: .*no\.such"),
     ],
 )
 def test_errors_name_file_and_key(tmp_path: Path, clip: RenderResult, edit, message) -> None:  # type: ignore[no-untyped-def]

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 import tablescan.render_gouji as render_gouji
+from tablescan.config import ConfigError, dump_config, load_config
 from engine.gouji.sim import simulate
 from vision.calibration import default_layout
 from vision.synth.gouji_video import direct_gouji
@@ -44,3 +45,11 @@ def test_the_rendered_config_plays_the_rules_decks(
     done = render_gouji.render_gouji(events, tmp_path / "match.mp4", 4)
     table = tomllib.loads(done.table.read_text(encoding="utf-8"))["table"]
     assert table["decks"] == decks and table["game"] == "gouji"
+    cfg = load_config(done.table)  # what a replay of it reads: the decks and the house's options
+    assert cfg.decks == decks and cfg.match_start().get("options") == options
+    if options:  # a table that says 4 decks while its rules deal 3 is refused, naming the key
+        raw = tomllib.loads(done.table.read_text(encoding="utf-8"))
+        raw["table"]["decks"] = 4
+        done.table.write_text(dump_config(raw), encoding="utf-8")
+        with pytest.raises(ConfigError, match=r"table\.decks: 4, but the rules deal 3"):
+            load_config(done.table)
