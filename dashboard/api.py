@@ -196,8 +196,9 @@ def rulings(tid: str) -> Any:
 def match_control(tid: str) -> Any:
     """A referee starts the next hand (``action: start_hand``: the next banker and that
     side's level as the judge's outcome gives them, unless ``banker`` is given), ends the hand
-    in play (``end_hand``) or ends the match (``end_match``): a record event the table's node
-    takes in as its own next deal, deal end or match end."""
+    in play (``end_hand``), enters a Gouji 进贡/还贡 seen handed over (``tribute``: an
+    ``exchange`` event, ``_tribute_body``) or ends the match (``end_match``): a record event
+    the table's node takes in as its own next deal, deal end, tribute or match end."""
     table = _table_or_404(tid)
     if table is None:
         return _bad(f"no table {tid!r} on this node", 404)
@@ -218,7 +219,7 @@ def match_control(tid: str) -> Any:
         body = _tribute_body(data)
         if isinstance(body, str):
             return _bad(body)
-        event = {"type": "tribute", **body, "by": user.name}
+        event = {"type": "exchange", **body, "by": user.name}
     elif action == "start_hand" and not playing:
         raw = data.get("banker", match.get("next_banker"))
         try:
@@ -248,9 +249,14 @@ def match_control(tid: str) -> Any:
 
 def _tribute_body(data: dict[str, Any]) -> dict[str, Any] | str:
     """A Gouji 进贡/还贡 the referee saw handed over (``seat``, ``to``, ``cards``, optional
-    ``count`` and ``kind``): the record's ``tribute`` fields, or what is wrong. The schema and
-    the judge check the rest (a sheet without tribute answers with an error ruling)."""
-    body: dict[str, Any] = {}
+    ``count``, ``kind`` jin or huan): the record's ``exchange`` fields (``what`` tribute, or
+    return for huan; ``cards`` null when none were seen; ``count`` their number unless given),
+    or what is wrong. The schema and the judge check the rest (a count that disagrees with
+    the cards, a sheet without tribute: an error ruling)."""
+    kind = str(data.get("kind") or "jin")
+    if kind not in ("jin", "huan"):
+        return f"kind: {kind!r} is not jin (进贡) or huan (还贡)"
+    body: dict[str, Any] = {"what": "return" if kind == "huan" else "tribute"}
     for key in ("seat", "to", "count"):
         raw = data.get(key)
         if raw in (None, "") and key == "count":
@@ -262,11 +268,13 @@ def _tribute_body(data: dict[str, Any]) -> dict[str, Any] | str:
     cards = data.get("cards", [])
     if isinstance(cards, str):
         cards = cards.replace(",", " ").split()
-    if not isinstance(cards, list):
+    if cards is not None and not isinstance(cards, list):
         return f"cards: expected a list of cards, got {cards!r}"
-    body["cards"] = [str(c).upper() for c in cards]
-    if data.get("kind"):
-        body["kind"] = str(data["kind"])
+    body["cards"] = [str(c).upper() for c in cards] if cards else None  # null: face-down
+    if "count" not in body:
+        if body["cards"] is None:
+            return "count: needed when the cards were not seen"
+        body["count"] = len(body["cards"])  # the record's exchange always says how many
     return body
 
 

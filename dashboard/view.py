@@ -28,6 +28,7 @@ from dashboard.view_gouji import GoujiPanel
 from engine.cards import CardError, parse_cards
 from engine.games import GAMES
 from engine.gouji.rules import ProfileError, Rules
+from engine.gouji.table import TRIBUTE_WHAT
 from engine.record import Event, Ruling, banker_of
 
 #: keys whose value only grows by appends between two ``take_changes`` (sent as ``append``)
@@ -360,7 +361,11 @@ class TableFold:
             self._tricks_changed(closed=False)
 
     def _on_exchange(self, ev: Event) -> None:
-        if self.counts is None or str(ev.get("what")) in ("buy", "买3", "买4"):
+        """Cards passed outside play move between counts; a bought card is paid for with as
+        many (counts stay), and a tribute moves them once the judge accepts it
+        (``_tribute_ruled``): one the sheet forbids moves nothing."""
+        what = str(ev.get("what"))
+        if self.counts is None or what in ("buy", "买3", "买4") or what in TRIBUTE_WHAT:
             return
         count, to = ev.get("count", 1), ev.get("to")
         if isinstance(to, int) and isinstance(count, int) and 0 <= to < len(self.counts):

@@ -15,8 +15,6 @@ from engine.gouji.rules import Rules
 from engine.gouji.scoring import PLACE_NAMES
 from engine.record import Event
 
-TRIBUTE = ("tribute", "进贡", "return", "还贡")
-
 
 class GoujiPanel:
     """The Gouji panel's state for one match (reset at each deal where the deal says so)."""
@@ -50,12 +48,6 @@ class GoujiPanel:
             cards = list(ev.get("cards") or [])
             gouji = bool(self.rules is not None and cards and _safe_gouji(cards, self.rules))
             self.top = {"seat": ev.get("seat"), "cards": cards, "gouji": gouji}
-        elif kind == "exchange" and str(ev.get("what")) in TRIBUTE:  # counts only, not scored
-            back = str(ev.get("what")) in ("return", "还贡")
-            self.tribute.append(
-                {"from": ev.get("seat"), "to": ev.get("to"), "count": ev.get("count"), "back": back}
-                | {"cards": list(ev.get("cards") or []), "seq": ev.get("seq")}
-            )
 
     def ruling(self, r: dict[str, Any]) -> None:
         kind, seat = r.get("kind"), r.get("seat")
@@ -68,7 +60,7 @@ class GoujiPanel:
             self.opened.append(seat)
         elif kind == "blocked" and isinstance(seat, int):
             self.blocks.append({"seat": seat, "by": r.get("by")})
-        elif kind == "tribute" and isinstance(seat, int):  # one the judge accepted
+        elif kind == "tribute" and isinstance(seat, int):  # the one source: what the judge took
             entry = {"from": seat, "to": r.get("to"), "count": r.get("count")}
             entry |= {"cards": list(r.get("cards") or []), "seq": r.get("at_seq")}
             entry["back"] = r.get("tribute") == "huan"

@@ -83,8 +83,6 @@ class Event(TypedDict, total=False):
     at: int
     penalty: dict[str, Any]
     decision: str
-    # tribute
-    kind: str  # jin (进贡, default) | huan (还贡)
     # set by apply_corrections on an event it changed, never written in a record
     corrected_by: list[int]
 

@@ -2,10 +2,10 @@
 CONTRIBUTING.md: ``feed(event) -> rulings``, ``state()``, ``report()``).
 
 It sees what lands on the cloth (``play``), what the seat buttons say (``pass``, ``button``),
-the exchanges of 3s/4s (``exchange``), the tributes a referee enters (``tribute``) and a
-blocked seat's shown 3s (``show`` with ``what: liang3``). A violation is ruled only when those
-prove it, always with the ``seq`` of the play and of the event that proves it and their
-evidence ids. An illegal set is withdrawn
+the exchanges of 3s/4s (``exchange``), the tributes a referee enters (an ``exchange`` with
+``what`` tribute/进贡 or return/还贡) and a blocked seat's shown 3s (``show`` with
+``what: liang3``). A violation is ruled only when those prove it, always with the ``seq`` of
+the play and of the event that proves it and their evidence ids. An illegal set is withdrawn
 (错牌不出, C5) and counts as that seat's pass; an illegal lead is simply void. One class of
 about 600 lines on purpose: one handler per event type over one ``Table``; the rules
 themselves live in ``table``, ``plays`` and ``scoring``.
@@ -21,7 +21,7 @@ from engine.cards import CardError, parse_cards
 from engine.gouji.plays import Shape, analyse, holds_gouji
 from engine.gouji.rules import Rules
 from engine.gouji.scoring import PLACE_NAMES, Outcome, score
-from engine.gouji.table import SEATS, Burn, Table, Tribute, entry_formula
+from engine.gouji.table import SEATS, TRIBUTE_WHAT, Burn, Table, Tribute, entry_formula
 from engine.record import (
     Event,
     Ruling,
@@ -255,7 +255,6 @@ class GoujiReferee:
             "pass": self._pass,
             "button": self._button,
             "exchange": self._exchange,
-            "tribute": self._tribute,
             "show": self._show,
             "hand_end": self._hand_end,
             "needs_referee": self._doubt,
@@ -366,6 +365,10 @@ class GoujiReferee:
         return t
 
     def _exchange(self, ev: Event) -> None:
+        kind = TRIBUTE_WHAT.get(str(ev.get("what")))
+        if kind is not None:
+            self._tribute(ev, kind)
+            return
         t = self._live(ev)
         if t is None:
             return
@@ -378,10 +381,11 @@ class GoujiReferee:
         t.counts[giver] -= count
         t.counts[to] += count
 
-    def _tribute(self, ev: Event) -> None:
-        """进贡/还贡 handed over at the table, entered by a referee or a seat controller (a
-        camera cannot tell it). It belongs to the deal it is scored in, before its first set;
-        the cards move between hands but were never played (no four-deck count)."""
+    def _tribute(self, ev: Event, kind: str) -> None:
+        """An ``exchange`` of 进贡 (``kind`` jin) or 还贡 (huan) handed over at the table,
+        entered by a referee or a seat controller (a camera cannot tell it). It belongs to the
+        deal it is scored in, before its first set; the cards move between hands but were never
+        played (no four-deck count)."""
         t, seq = self.table, ev.get("seq")
         if t is None:
             self._error(ev, f"tribute seq {seq}: before any hand_start (it belongs to a deal)")
@@ -397,7 +401,7 @@ class GoujiReferee:
             return
         cards = [str(c) for c in ev.get("cards") or []]
         n = len(cards) or int(ev.get("count") or 0)
-        tr = Tribute(ev["seat"], ev["to"], tuple(cards), n, str(ev.get("kind", "jin")), ev["seq"])
+        tr = Tribute(ev["seat"], ev["to"], tuple(cards), n, kind, ev["seq"])
         t.tributes.append(tr)
         t.counts[tr.seat] -= n
         t.counts[tr.to] += n
@@ -729,8 +733,10 @@ class GoujiReferee:
 
 
 def _tribute_problem(ev: Event, t: Table) -> str | None:
-    """What is wrong with a tribute event's fields, naming its seq and the field; None if
-    nothing. The schema says the same, but a referee is also fed unvalidated events."""
+    """What is wrong with a tribute exchange's fields, naming its seq and the field; None if
+    nothing. ``cards`` null (or absent, or empty) is face-down: then ``count`` (≥ 1) says how
+    many; with cards, ``count`` defaults to their number and must agree. The schema says
+    part of this, but a referee is also fed unvalidated events."""
     seq, seat, to = ev.get("seq"), ev.get("seat"), ev.get("to")
     where = f"tribute seq {seq}: field"
     for name, value in (("seat", seat), ("to", to)):
@@ -739,10 +745,10 @@ def _tribute_problem(ev: Event, t: Table) -> str | None:
     if to == seat:
         return f"{where} 'to': seat {seat} cannot pay tribute to itself"
     cards, count = ev.get("cards"), ev.get("count")
-    if not isinstance(cards, list):
-        return f"{where} 'cards': expected a list of cards (empty when unseen), got {cards!r}"
+    if cards is not None and not isinstance(cards, list):
+        return f"{where} 'cards': expected a list of cards (null when unseen), got {cards!r}"
     try:
-        parse_cards(cards)
+        parse_cards(cards or [])
     except (CardError, TypeError, AttributeError) as e:
         return f"{where} 'cards': {e}"
     if count is not None and (isinstance(count, bool) or not isinstance(count, int)):
@@ -750,12 +756,10 @@ def _tribute_problem(ev: Event, t: Table) -> str | None:
     if count is not None and count < 1:
         return f"{where} 'count': {count} is not a number of cards (≥ 1)"
     if not cards and count is None:
-        return f"{where} 'count': needed (≥ 1) when 'cards' is empty"
+        return f"{where} 'count': needed (≥ 1) when the cards were not seen"
     if cards and count is not None and count != len(cards):
         return f"{where} 'count': {count} but 'cards' lists {len(cards)}"
-    if ev.get("kind", "jin") not in ("jin", "huan"):
-        return f"{where} 'kind': {ev.get('kind')!r} is not 'jin' (进贡) or 'huan' (还贡)"
-    n, held = len(cards) or int(count or 0), t.counts[int(seat or 0)]
+    n, held = len(cards or []) or int(count or 0), t.counts[int(seat or 0)]
     if n > held:
         return f"{where} 'count': seat {seat} holds {held} cards, not {n}"
     return None

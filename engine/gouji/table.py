@@ -69,10 +69,16 @@ class Burn:
     sets: list[Shape] = field(default_factory=list)  # the burner's sets from the burn on
 
 
+#: the ``what`` of an ``exchange`` that makes it a tribute (docs/record-format.md), and its
+#: kind: jin 进贡, huan 还贡 (a card returned)
+TRIBUTE_WHAT = {"tribute": "jin", "进贡": "jin", "return": "huan", "还贡": "huan"}
+
+
 @dataclass(frozen=True, slots=True)
 class Tribute:
-    """One 进贡 (``kind`` jin) or 还贡 (huan) a referee entered: ``count`` cards from ``seat``
-    to ``to``; ``cards`` lists them when they were seen (the camera never sees it)."""
+    """One 进贡 (``kind`` jin) or 还贡 (huan) a referee entered as an ``exchange``: ``count``
+    cards from ``seat`` to ``to``; ``cards`` lists them when they were seen (the camera never
+    sees it)."""
 
     seat: int
     to: int

@@ -1,6 +1,7 @@
 """The Gouji panel's 进贡 line: the sheet's tribute rule in its words, each tribute the judge
 took in (giver → receiver, cards), the tribute points it scored; and a referee enters a
-tribute through ``POST /api/tables/<id>/match``."""
+tribute through ``POST /api/tables/<id>/match``: an ``exchange`` with ``what`` tribute or
+return, the record's one form of a tribute."""
 
 from __future__ import annotations
 
@@ -63,7 +64,44 @@ def test_changshi_tribute_is_entered_shown_and_moves_the_counts(
     ]
     assert [s["cards_left"] for s in v["seats"]] == [36, 37, 36, 36, 35, 36]  # 2 over, 1 back
     stored = [r.data for r in hub.store.rows(table="g1", kind="event")]
-    assert stored[-1]["type"] == "tribute" and stored[-1]["by"] == "ref1"
+    jin, huan = stored[-2:]
+    assert (jin["type"], jin["what"], jin["seat"], jin["to"]) == ("exchange", "tribute", 4, 1)
+    assert (jin["cards"], jin["count"], jin["by"]) == (["BJ", "2S"], 2, "ref1")
+    assert (huan["type"], huan["what"], huan["cards"], huan["count"]) == (
+        "exchange",
+        "return",
+        None,
+        1,
+    )
+
+
+def test_a_face_down_tribute_is_entered_with_its_count(app: Flask, hub: Hub, clock: Clock) -> None:
+    c, csrf = open_table(app, hub, clock, "gouji-changshi")
+    assert enter(c, csrf, seat=2, to=5, count=3).status_code == 201
+    p, v = panel(c)
+    assert [(x["from"], x["to"], x["cards"], x["count"]) for x in p["tribute"]] == [(2, 5, [], 3)]
+    assert [s["cards_left"] for s in v["seats"]] == [36, 36, 33, 36, 36, 39]
+
+
+def test_a_tribute_exchange_moves_the_counts_once_and_a_bought_card_not_at_all(
+    app: Flask, hub: Hub, clock: Clock
+) -> None:
+    """The view's exchange handler leaves a tribute to the judge's ruling (one move, none when
+    it is refused); a ``buy`` is a swap: both counts stay, and no tribute is shown."""
+    events = gouji_start("gouji-changshi")
+    seq = SeqCounter()
+    seq.next_seq = len(events)
+    events += [
+        seq.event("exchange", 2.0, seat=0, to=3, count=1, what="buy", cards=None),
+        seq.event("exchange", 3.0, seat=4, to=1, count=2, what="tribute", cards=["BJ", "2S"]),
+        seq.event("exchange", 4.0, seat=4, to=4, count=1, what="tribute", cards=["AS"]),  # bad
+    ]
+    feed(hub, "g1", events, clock)
+    c = app.test_client()
+    login(c, "ref1")
+    p, v = panel(c)
+    assert [s["cards_left"] for s in v["seats"]] == [36, 38, 36, 36, 34, 36]
+    assert [(x["from"], x["to"]) for x in p["tribute"]] == [(4, 1)]
 
 
 def test_tribute_points_come_from_the_judges_score() -> None:
@@ -98,6 +136,8 @@ def test_bad_tribute_bodies_are_refused(app: Flask, hub: Hub, clock: Clock) -> N
     assert "seat" in enter(c, csrf, to=1, cards=["BJ"]).get_json()["error"]
     assert enter(c, csrf, seat=0, to=1, cards={"a": 1}).status_code == 400
     assert enter(c, csrf, seat=0, to=1, cards=["ZZ"]).status_code == 400  # the schema's card
+    assert "count" in enter(c, csrf, seat=0, to=1).get_json()["error"]  # nothing seen, no count
+    assert "kind" in enter(c, csrf, seat=0, to=1, cards=["BJ"], kind="back").get_json()["error"]
 
 
 def test_the_table_page_has_the_tribute_line(app: Flask, hub: Hub, clock: Clock) -> None:

@@ -1,6 +1,7 @@
 """进贡/还贡 exactly as the sheets say: changshi scores each card entered to the 吃贡者 (L8),
 jinan names its extras 点贡/闷贡/烧贡 (L211), tiaozhan/kelamayi/dianshao have no tribute
-(L232, L238, L264), and the rest are silent. Hand-written records, one per mode."""
+(L232, L238, L264), and the rest are silent. Hand-written records, one per mode; a tribute is
+an ``exchange`` with ``what`` tribute/进贡 (进贡) or return/还贡 (还贡)."""
 
 from __future__ import annotations
 
@@ -19,8 +20,18 @@ from tablescan.commands.judge import judge_events
 from tests.engine.gouji.test_gouji_referee import Deal
 
 
-def tribute(d: Deal, seat: int, to: int, cards: str = "", **extra: Any) -> list[dict[str, Any]]:
-    return d.ev("tribute", seat=seat, to=to, cards=cards.split(), **extra)
+def tribute(
+    d: Deal, seat: int, to: int, cards: str | None = None, what: str = "tribute", **extra: Any
+) -> list[dict[str, Any]]:
+    """A tribute exchange (validated by ``Deal.ev``); ``cards`` None is face-down."""
+    listed = None if cards is None else cards.split()
+    count = extra.pop("count", len(listed or []))
+    return d.ev("exchange", seat=seat, to=to, count=count, what=what, cards=listed, **extra)
+
+
+def exchange(seq: int, **fields: Any) -> dict[str, Any]:
+    """A tribute exchange as fed, unvalidated: only what ``fields`` say besides."""
+    return {"v": 1, "seq": seq, "t": 1.0, "type": "exchange", "what": "tribute", **fields}
 
 
 def items(d: Deal, seat: int) -> list[dict[str, Any]]:
@@ -48,7 +59,7 @@ def test_changshi_each_card_scores_one_to_the_receiver_and_nothing_to_the_giver(
         ["BJ", "2S"],
     )
     tribute(d, 2, 5, count=3)  # face-down: the referee counted 3 cards
-    tribute(d, 1, 4, "5C", kind="huan")  # 还贡 scores nothing
+    tribute(d, 1, 4, "5C", what="return")  # 还贡 scores nothing
     assert tribute_items(d) == [(1, "进贡 ×2", 2), (5, "进贡 ×3", 3)]
     assert not any(i.get("tribute") for i in items(d, 4))  # 进贡者不得分
     assert d.t.counts == [36, 37, 33, 36, 35, 39]  # handed over, never played
@@ -68,6 +79,38 @@ def test_a_single_card_is_one_point() -> None:
     d = Deal("gouji-changshi")
     tribute(d, 0, 3, "AS")
     assert tribute_items(d) == [(3, "进贡", 1)]
+
+
+def test_a_face_down_tribute_scores_its_count() -> None:
+    d = Deal("gouji-changshi")
+    [note] = tribute(d, 4, 1, None, count=2)  # cards null: handed over face-down
+    assert (note["kind"], note["cards"], note["count"], note["tribute"]) == (
+        "tribute",
+        [],
+        2,
+        "jin",
+    )
+    assert tribute_items(d) == [(1, "进贡 ×2", 2)]
+    assert d.t.counts[4] == 34 and d.t.counts[1] == 38
+
+
+@pytest.mark.parametrize(("what", "kind"), [("进贡", "jin"), ("return", "huan"), ("还贡", "huan")])
+def test_the_chinese_words_and_return_are_tributes_too(what: str, kind: str) -> None:
+    d = Deal("gouji-changshi")
+    [note] = tribute(d, 4, 1, "BJ", what=what)
+    assert note["kind"] == "tribute" and note["tribute"] == kind
+    assert d.ref.report()["hands"][-1]["tributes"][0]["kind"] == kind
+    assert tribute_items(d) == ([(1, "进贡", 1)] if kind == "jin" else [])
+
+
+def test_a_bought_card_is_no_tribute_counts_stay_and_nothing_scores() -> None:
+    d = Deal("gouji-changshi")
+    assert d.ev("exchange", seat=0, to=3, count=1, what="buy", cards=None) == []
+    assert d.t.counts == [36] * 6
+    assert d.ref.report()["hands"][-1]["tributes"] == [] and tribute_items(d) == []
+    d.ev("exchange", seat=0, to=3, count=2, what="give", cards=["4S", "4H"])  # as before
+    assert (d.t.counts[0], d.t.counts[3]) == (34, 38) and tribute_items(d) == []
+    assert not d.ref.errors and not d.ref.violations
 
 
 @pytest.mark.parametrize(
@@ -141,16 +184,14 @@ def test_huan_scores_nothing_under_every_sheet() -> None:
         if Rules.load(pid).score.tribute == "none":
             continue
         d = Deal(pid)
-        [note] = tribute(d, 1, 4, "3S", kind="huan")
+        [note] = tribute(d, 1, 4, "3S", what="return")
         assert "还贡" in note["why"]
         assert tribute_items(d) == [], pid
 
 
 def test_tribute_comes_before_the_first_set_of_its_deal() -> None:
     ref = GoujiReferee(Rules.load("gouji-changshi"))
-    [err] = ref.feed(
-        {"v": 1, "seq": 0, "t": 0.0, "type": "tribute", "seat": 0, "to": 1, "cards": []}
-    )
+    [err] = ref.feed(exchange(0, seat=0, to=1, count=1, cards=None))
     assert err["kind"] == "error" and "before any hand_start" in err["problem"]
     d = Deal("gouji-changshi")
     d.play(0, "5S")
@@ -169,61 +210,80 @@ def test_tribute_cards_are_not_counted_against_the_four_decks() -> None:
 @pytest.mark.parametrize(
     ("fields", "field", "schema_too"),
     [
-        ({"seat": 9, "to": 1, "cards": []}, "'seat'", True),
-        ({"seat": 0, "to": True, "cards": ["AS"]}, "'to'", True),
-        ({"seat": 2, "to": 2, "cards": ["AS"]}, "'to'", False),
-        ({"seat": 0, "to": 1, "cards": "AS"}, "'cards'", True),
-        ({"seat": 0, "to": 1}, "'cards'", True),
-        ({"seat": 0, "to": 1, "cards": ["XX"]}, "'cards'", True),
-        ({"seat": 0, "to": 1, "cards": [7]}, "'cards'", True),
-        ({"seat": 0, "to": 1, "cards": []}, "'count'", False),
+        ({"seat": 9, "to": 1, "count": 1, "cards": None}, "'seat'", True),
+        ({"seat": 0, "to": True, "count": 1, "cards": ["AS"]}, "'to'", True),
+        ({"seat": 2, "to": 2, "count": 1, "cards": ["AS"]}, "'to'", False),
+        ({"seat": 0, "to": 1, "count": 1, "cards": "AS"}, "'cards'", True),
+        ({"seat": 0, "to": 1, "count": 1, "cards": ["XX"]}, "'cards'", True),
+        ({"seat": 0, "to": 1, "count": 1, "cards": [7]}, "'cards'", True),
+        ({"seat": 0, "to": 1}, "'count'", True),
+        ({"seat": 0, "to": 1, "cards": None}, "'count'", True),
+        ({"seat": 0, "to": 1, "cards": []}, "'count'", True),
         ({"seat": 0, "to": 1, "cards": ["AS"], "count": 2}, "'count'", False),
-        ({"seat": 0, "to": 1, "cards": [], "count": 40}, "'count'", False),
-        ({"seat": 0, "to": 1, "cards": [], "count": -1}, "'count'", True),
-        ({"seat": 0, "to": 1, "cards": [], "count": 0}, "'count'", True),
-        ({"seat": 0, "to": 1, "cards": ["AS"], "kind": "back"}, "'kind'", True),
+        ({"seat": 0, "to": 1, "cards": None, "count": 40}, "'count'", False),
+        ({"seat": 0, "to": 1, "cards": None, "count": -1}, "'count'", True),
+        ({"seat": 0, "to": 1, "cards": None, "count": 0}, "'count'", False),
+        ({"seat": 0, "to": 1, "cards": None, "count": "2"}, "'count'", True),
     ],
 )
 def test_bad_tribute_fields_are_errors_naming_seq_and_field(
     fields: dict[str, Any], field: str, schema_too: bool
 ) -> None:
-    """The referee checks what the schema cannot say (to ≠ seat, count against cards)."""
+    """The referee checks what the schema cannot say (to ≠ seat, count ≥ 1 and against the
+    cards); a bad tribute moves no card."""
     d = Deal("gouji-changshi")
     seq = d.seq
-    [err] = d.ref.feed({"v": 1, "seq": seq, "t": 1.0, "type": "tribute", **fields})
+    [err] = d.ref.feed(exchange(seq, **fields))
     assert err["kind"] == "error"
     assert f"tribute seq {seq}: field {field}" in err["problem"]
     assert d.ref.violations == [] and d.t.counts == [36] * 6
     if schema_too:
         with pytest.raises(RecordError):
-            validate_event({"v": 1, "seq": seq, "t": 1.0, "type": "tribute", **fields})
+            validate_event(exchange(seq, **fields))
+    else:
+        validate_event(exchange(seq, **fields))
 
 
-def test_the_schema_takes_a_tribute_and_a_correction_of_it() -> None:
-    ok = validate_event(
-        {"v": 1, "seq": 3, "t": 1.0, "type": "tribute", "seat": 0, "to": 1, "cards": ["BJ"]}
-    )
+def test_with_cards_the_count_defaults_to_their_number() -> None:
+    d = Deal("gouji-changshi")
+    [note] = d.ref.feed(exchange(d.seq, seat=4, to=1, cards=["BJ", "2S"]))
+    assert note["count"] == 2 and tribute_items(d) == [(1, "进贡 ×2", 2)]
+
+
+def test_the_schema_takes_a_tribute_exchange_and_a_correction_of_it() -> None:
+    ok = validate_event(exchange(3, seat=0, to=1, count=1, cards=["BJ"]))
     assert ok["cards"] == ["BJ"]
     validate_event(
-        {"v": 1, "seq": 4, "t": 1.0, "type": "tribute", "seat": 0, "to": 1, "cards": []}
-        | {"count": 2, "kind": "huan", "by": "seat 0 buttons", "evidence": None}
+        exchange(4, seat=0, to=1, count=2, cards=None, what="return")
+        | {"by": "seat 0 buttons", "evidence": None}
     )
     validate_event(
         {"v": 1, "seq": 5, "t": 2.0, "type": "correction", "ref": 4, "by": "r", "why": "j"}
-        | {"kind": "jin"}
+        | {"what": "tribute"}
     )
-    with pytest.raises(RecordError, match="cards"):
-        validate_event({"v": 1, "seq": 3, "t": 1.0, "type": "tribute", "seat": 0, "to": 1})
+    with pytest.raises(RecordError, match="count"):
+        validate_event(exchange(3, seat=0, to=1, cards=["BJ"]))
+    for gone in ({"type": "tribute", "cards": ["BJ"]}, {"kind": "jin"}):  # no second form
+        with pytest.raises(RecordError):
+            validate_event(exchange(3, seat=0, to=1, count=1, cards=["BJ"]) | gone)
+    with pytest.raises(RecordError, match="kind"):
+        validate_event(
+            {"v": 1, "seq": 5, "t": 2.0, "type": "correction", "ref": 4, "by": "r", "why": "j"}
+            | {"kind": "huan"}
+        )
 
 
 def test_a_corrected_tribute_is_rejudged() -> None:
     d = Deal("gouji-changshi")
     seq = d.seq
     tribute(d, 4, 1, "BJ 2S")
-    d.ev("correction", ref=seq, cards=["BJ"], by="ref-1", why="one card only")
+    d.ev("correction", ref=seq, cards=["BJ"], count=1, by="ref-1", why="one card only")
     assert tribute_items(d) == [(1, "进贡", 1)]
-    d.ev("correction", ref=seq, kind="huan", by="ref-1", why="it was returned")
+    d.ev("correction", ref=seq, what="return", by="ref-1", why="it was returned")
     assert tribute_items(d) == []
+    assert d.ref.report()["hands"][-1]["tributes"][0]["kind"] == "huan"
+    d.ev("correction", ref=seq, what="buy", by="ref-1", why="it was bought")
+    assert d.ref.report()["hands"][-1]["tributes"] == [] and d.t.counts == [36] * 6
 
 
 def test_judge_json_carries_the_deals_tributes() -> None:
@@ -238,7 +298,7 @@ def test_judge_json_carries_the_deals_tributes() -> None:
     events = [
         seq.event("match_start", 0.0, **start),
         seq.event("hand_start", 1.0, hand=1, banker=0, level="-"),
-        seq.event("tribute", 2.0, seat=5, to=0, cards=["BJ", "BJ"]),
+        seq.event("exchange", 2.0, seat=5, to=0, count=2, what="tribute", cards=["BJ", "BJ"]),
         seq.event("play", 3.0, seat=0, cards=["5S"]),
     ]
     referee, _ = judge_events(events, None)
@@ -249,14 +309,15 @@ def test_judge_json_carries_the_deals_tributes() -> None:
 
 TRIBUTE = st.fixed_dictionaries(
     {
-        "type": st.just("tribute"),
+        "type": st.just("exchange"),
+        "what": st.sampled_from(["tribute", "进贡", "return", "还贡"]),
         "seat": st.one_of(st.integers(-1, 6), st.none(), st.text(max_size=2)),
         "to": st.one_of(st.integers(-1, 6), st.booleans()),
         "cards": st.one_of(
             st.lists(st.sampled_from(["BJ", "AS", "3H", "XX"]), max_size=3), st.none(), st.text()
         ),
     },
-    optional={"count": st.one_of(st.integers(-2, 40), st.text()), "kind": st.text(max_size=4)},
+    optional={"count": st.one_of(st.integers(-2, 40), st.text(), st.none())},
 )
 
 
