@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 import tablescan.render_gouji as render_gouji
-from tablescan.config import ConfigError, dump_config, load_config
 from engine.gouji.sim import simulate
+from tablescan.config import ConfigError, dump_config, load_config
 from vision.calibration import default_layout
 from vision.synth.gouji_video import direct_gouji
 from vision.synth.match_video import IMAGE_SIZE, Camera, DrawnMatch
