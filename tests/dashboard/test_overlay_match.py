@@ -25,8 +25,20 @@ from tests.dashboard.conftest import match_record
 SCREENS = ARTIFACTS.parent / "screens"
 RECORDS = {
     "t1": [e for e in match_record(seed=2, hands=2, inject=0) if e["type"] != "match_end"],
-    "g1": [e for e in gouji_sim("gouji-core", seed=1)[0] if e["type"] != "match_end"],
+    "g1": [],  # below: a gouji-changshi deal with a tribute (进贡) handed over before play
 }
+
+
+def _with_tribute() -> list[dict[str, Any]]:
+    """「每进贡一张，由吃贡者得1分」(L8): seat 4 pays seat 1 a big joker before the first set."""
+    events = [e for e in gouji_sim("gouji-changshi", seed=1)[0] if e["type"] != "match_end"]
+    at = next(i for i, e in enumerate(events) if e["type"] == "hand_start") + 1
+    paid = {"v": 1, "t": events[at]["t"], "type": "exchange", "what": "tribute"}
+    events.insert(at, {**paid, "seat": 4, "to": 1, "count": 1, "cards": ["BJ"]})
+    return [{**e, "seq": i} for i, e in enumerate(events)]
+
+
+RECORDS["g1"] = _with_tribute()
 WORDS = {"": "比赛结束", "&lang=en": "Match over"}
 GOUJI_RESULT = {"": "胜局", "&lang=en": "deals won"}
 
@@ -77,6 +89,9 @@ def test_overlay_says_match_over_after_match_end(site: dict[str, Any], tid: str)
         page.wait_for_selector("#ov[data-seq] [data-widget=score]")
         assert page.locator(".match-over").count() == 0  # the match is still on
         assert WORDS[lang] not in page.inner_text("#ov")
+        if game == "gouji":  # the tribute the judge took, in the score widget
+            page.wait_for_selector("#ov [data-gouji=tribute]")
+            assert "进贡" in page.inner_text("#ov [data-gouji=tribute]")
         pages[lang] = (page, errors)
     hub: Hub = site["hub"]
     hub.append(tid, {"type": "match_end", "reason": "referee", "by": "head1"})
