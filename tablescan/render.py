@@ -140,14 +140,18 @@ def render_simulated(
     tricks: int | None = None,
     design: str | None = None,
     hands: int | None = None,
+    options: dict[str, Any] | None = None,
 ) -> RenderResult:
     """``tablescan render-match``: simulate a match of ``hands`` deals with ``seed`` and
     render it to ``out`` (between deals the cards are gathered and dealt again); a Gouji
-    profile renders through ``tablescan.render_gouji``."""
+    profile renders through ``tablescan.render_gouji``, with a house's ``options``."""
     if game_of_profile(profile).name == "gouji":
         from tablescan.render_gouji import render_simulated_gouji
 
-        return render_simulated_gouji(profile, seed, out, split, hands, design)  # type: ignore[return-value]
+        done = render_simulated_gouji(profile, seed, out, split, hands, design, options)
+        return done  # type: ignore[return-value]
+    if options:
+        raise ValueError("--option: the 80-points simulator plays its sheet as written")
     events = simulated_hand(profile, seed, tricks, hands or 1)
     return render_match(events, out, seed, split=split, design=design)
 

@@ -20,6 +20,7 @@ drawing sweeps the cloth there). Written beside ``match.mp4``:
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
@@ -55,14 +56,17 @@ class GoujiRender:
     events: int
 
 
-def simulated_deals(profile: str, seed: int, hands: int = 2) -> list[Event]:
+def simulated_deals(
+    profile: str, seed: int, hands: int = 2, options: Mapping[str, Any] | None = None
+) -> list[Event]:
     """``hands`` deals of the engine's seeded simulator as one match record (each deal its
-    own seeded shuffle; the sheets' match is a series of independent deals)."""
+    own seeded shuffle; the sheets' match is a series of independent deals); ``options``: a
+    house's variation of the sheet (``{"deal.decks": 3}``), recorded in ``match_start``."""
     if hands < 1:
         raise ValueError(f"hands: at least 1 deal, got {hands}")
     out: list[Event] = []
     for k in range(1, hands + 1):
-        events, _ = simulate(profile, seed * 100 + k)
+        events, _ = simulate(profile, seed * 100 + k, options=dict(options) if options else None)
         for ev in events:
             if ev["type"] == "match_start" and k > 1:
                 continue
@@ -184,6 +188,8 @@ def render_simulated_gouji(
     split: str = "train",
     hands: int | None = None,
     design: str | None = None,
+    options: Mapping[str, Any] | None = None,
 ) -> GoujiRender:
     """``tablescan render-match --profile gouji-…``: ``hands`` deals (default 2) rendered."""
-    return render_gouji(simulated_deals(profile, seed, hands or 2), out, seed, split, design)
+    events = simulated_deals(profile, seed, hands or 2, options)
+    return render_gouji(events, out, seed, split, design)

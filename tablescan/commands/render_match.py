@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 import logging
+import tomllib
 from pathlib import Path
+from typing import Any
 
 log = logging.getLogger(__name__)
 
@@ -33,7 +35,30 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "level first; Gouji: 2)",
     )
     p.add_argument("--design", default=None, help="one deck design by name, e.g. gnome/tango")
+    p.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="SECTION.KEY=VALUE",
+        help="a house's variation of a Gouji sheet, e.g. deal.decks=3 (repeatable; written in "
+        "the record's match_start and the table config)",
+    )
     p.set_defaults(func=run)
+
+
+def parse_options(items: list[str]) -> dict[str, Any]:
+    """``SECTION.KEY=VALUE`` pairs; a value is read as TOML (3, true, "x"), else as text."""
+    out: dict[str, Any] = {}
+    for item in items:
+        key, sep, raw = item.partition("=")
+        if not sep or "." not in key.strip():
+            raise ValueError(f"--option {item!r}: expected SECTION.KEY=VALUE (deal.decks=3)")
+        try:
+            value = tomllib.loads(f"v = {raw.strip()}")["v"]
+        except tomllib.TOMLDecodeError:
+            value = raw.strip()
+        out[key.strip()] = value
+    return out
 
 
 def run(args: argparse.Namespace) -> int:
@@ -47,6 +72,11 @@ def run(args: argparse.Namespace) -> int:
         log.error("-o %s: expected a .mp4 path", args.output)
         return 2
     try:
+        options = parse_options(args.option)
+    except ValueError as e:
+        log.error("%s", e)
+        return 2
+    try:
         result = render_simulated(
             args.profile,
             args.seed,
@@ -55,6 +85,7 @@ def run(args: argparse.Namespace) -> int:
             tricks=args.tricks,
             design=args.design,
             hands=args.hands,
+            options=options or None,
         )
     except (DeckError, ValueError, OSError) as e:
         log.error("%s", e)

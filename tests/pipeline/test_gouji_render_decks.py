@@ -53,3 +53,25 @@ def test_the_rendered_config_plays_the_rules_decks(
         done.table.write_text(dump_config(raw), encoding="utf-8")
         with pytest.raises(ConfigError, match=r"table\.decks: 4, but the rules deal 3"):
             load_config(done.table)
+
+
+def test_render_match_takes_a_house_option(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """``tablescan render-match --option deal.decks=3``: the record and the config say so."""
+    from tablescan.cli import main
+    from tablescan.render import read_truth
+
+    monkeypatch.setattr(render_gouji, "draw_gouji", _no_video)
+    out = tmp_path / "m.mp4"
+    argv = ["render-match", "--profile", "gouji-core", "--hands", "1", "-o", str(out)]
+    assert main([*argv, "--option", "deal.decks=3"]) == 0
+    start = read_truth(tmp_path / "m.truth.jsonl")[0]
+    assert start["type"] == "match_start" and start["options"] == {"deal.decks": 3}
+    assert load_config(tmp_path / "m.table.toml").decks == 3
+    assert main([*argv, "--option", "decks"]) == 2
+    assert "expected SECTION.KEY=VALUE" in caplog.text
+    assert main([*argv, "--option", "deal.decks=9"]) == 2
+    assert "deal.decks" in caplog.text
+    assert main(["render-match", "--option", "deal.decks=3", "-o", str(out)]) == 2
+    assert "80-points simulator" in caplog.text
