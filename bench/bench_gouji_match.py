@@ -4,7 +4,7 @@ table, or the referee's press when the reads left places open) and places agains
 then whether the match result equals the truth, and how many of the violations ruled are firm.
 
     PYTHONPATH=. python bench/bench_gouji_match.py [--profile gouji-core] [--seed 1]
-        [--hands 2] [--detector labels|model] [--dir /tmp/gouji-bench]
+        [--hands 2] [--detector labels|model] [--dir /tmp/gouji-bench] [--option deal.decks=3]
 
 Renders once (kept in --dir), then replays through ``tablescan replay`` (which feeds in the
 presses file beside the video). ``bench/bench_pipeline.py --match`` runs ``gouji_match`` too.
@@ -26,6 +26,7 @@ sys.path.insert(0, str(ROOT))
 
 from engine.gouji.referee import GoujiReferee  # noqa: E402
 from engine.gouji.rules import Rules  # noqa: E402
+from tablescan.commands.render_match import parse_options  # noqa: E402
 from tablescan.match import rulings_of  # noqa: E402
 from tablescan.render import read_truth  # noqa: E402
 from tablescan.render_gouji import judged, render_simulated_gouji  # noqa: E402
@@ -75,14 +76,22 @@ def score_deal(truth: list[dict[str, Any]], rec: list[dict[str, Any]]) -> dict[s
     }
 
 
-def gouji_match(profile: str, seed: int, hands: int, detector: str, folder: Path) -> bool:
+def gouji_match(
+    profile: str,
+    seed: int,
+    hands: int,
+    detector: str,
+    folder: Path,
+    options: dict[str, Any] | None = None,
+) -> bool:
     """Render (once) and replay a Gouji match; print its table. True when every deal's places
     and the match result equal the truth, no error is silent, and (labels) every play is
     exact."""
-    video = folder / f"{profile}-{seed}-{hands}.mp4"
+    house = "".join(f"-{k}={v}" for k, v in sorted((options or {}).items()))
+    video = folder / f"{profile}{house}-{seed}-{hands}.mp4"
     t0 = time.perf_counter()
     if not video.exists():
-        render_simulated_gouji(profile, seed, video, hands=hands)
+        render_simulated_gouji(profile, seed, video, hands=hands, options=options)
     render_s = time.perf_counter() - t0
     stem = video.with_suffix("")
     out = stem.with_name(f"{stem.name}.replay-{detector}.jsonl")  # not NAME.labels.jsonl
@@ -132,7 +141,7 @@ def gouji_match(profile: str, seed: int, hands: int, detector: str, folder: Path
     # not the report of the record judged afresh, which rules before it meets the doubt
     ruled = [
         r
-        for r in rulings_of(GoujiReferee(Rules.load(profile)), rec)
+        for r in rulings_of(GoujiReferee(Rules.load(profile, options)), rec)
         if r.get("kind") == "violation"
     ]
     firm = sum(not v.get("provisional") for v in ruled)
@@ -151,8 +160,12 @@ def main() -> int:
     ap.add_argument("--hands", type=int, default=2)
     ap.add_argument("--detector", choices=("labels", "model"), default="labels")
     ap.add_argument("--dir", type=Path, default=Path("/tmp/gouji-bench"))
+    ap.add_argument(
+        "--option", action="append", default=[], help="a house's SECTION.KEY=VALUE (deal.decks=3)"
+    )
     a = ap.parse_args()
-    return 0 if gouji_match(a.profile, a.seed, a.hands, a.detector, a.dir) else 1
+    options = parse_options(a.option) or None
+    return 0 if gouji_match(a.profile, a.seed, a.hands, a.detector, a.dir, options) else 1
 
 
 if __name__ == "__main__":
