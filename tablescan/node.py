@@ -205,8 +205,13 @@ class TableNode:
         return self._emit({**nxt, "meta": FROM_TABLE}, t)
 
     def _deal_open(self) -> bool:
-        """A ``hand_start`` is the record's last hand event (no ``hand_end``/``match_end``)."""
-        for ev in reversed(self.events):
+        """A ``hand_start`` is the record's last hand event (no ``hand_end``/``match_end``);
+        while a resumed node catches up, the record as far as its replay has come."""
+        events = self.events
+        if self._replay:
+            upto = int(self._replay[0]["seq"])
+            events = [e for e in events if int(e["seq"]) < upto]
+        for ev in reversed(events):
             if ev["type"] in ("hand_end", "match_end"):
                 return False
             if ev["type"] == "hand_start":

@@ -5,7 +5,10 @@ plus those presses judged to the truth's places and burns (no video drawn: the t
 from __future__ import annotations
 
 import itertools
+from pathlib import Path
 from typing import Any
+
+import pytest
 
 from tablescan.render_gouji import judged, round_openings, simulated_deals
 from vision.calibration import default_layout
@@ -61,3 +64,22 @@ def test_six_seat_areas_do_not_overlap() -> None:
                 np.array(a.polygon, np.float32), np.array(b.polygon, np.float32)
             )
             assert inter < 1.0, f"{a.name} and {b.name} overlap by {inter:.1f}"
+
+
+def test_recorded_presses_are_numbered_so_a_resumed_replay_drops_the_stored_ones(
+    tmp_path: Path,
+) -> None:
+    from tablescan.recorded_presses import load_presses
+
+    path = tmp_path / "m.presses.jsonl"
+    lines = [
+        '{"t": 2.0, "type": "pass", "seat": 3, "what": "button"}',
+        "",
+        '{"t": 1.0, "type": "button", "seat": 1, "what": "kou", "meta": {"press": "b7"}}',
+    ]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    got = load_presses(path)
+    assert [b["meta"]["press"] for b in got] == ["b7", "m.presses.jsonl:1"]  # by time
+    path.write_text('{"t": 1.0, "type": "pass"}\n{"type": "pass"}\n', encoding="utf-8")
+    with pytest.raises(ValueError, match=r"m\.presses\.jsonl:2: a press needs a type and a time"):
+        load_presses(path)

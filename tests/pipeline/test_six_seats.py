@@ -10,6 +10,7 @@ from typing import Any
 
 import cv2
 import numpy as np
+import pytest
 
 from tablescan.config import dump_config, load_config
 from tablescan.node import TableNode
@@ -116,72 +117,114 @@ BOUNDS = ("match_start", "hand_start", "hand_end", "match_end")
 
 
 def deals(profile: str, seed: int, hands: int) -> list[list[dict[str, Any]]]:
-    """A simulated match's deals, each without its start and end (what the node must see)."""
+    """A simulated match's deals, each without its start and end (what the node must see);
+    each press numbered as a seat controller numbers its presses."""
     out: list[list[dict[str, Any]]] = []
     for ev in simulated_deals(profile, seed, hands):
         if ev["type"] == "hand_start":
             out.append([])
         elif ev["type"] not in BOUNDS:
-            out[-1].append({k: v for k, v in ev.items() if k not in ("v", "seq", "t")})
+            body = {k: v for k, v in ev.items() if k not in ("v", "seq", "t")}
+            if body["type"] != "play":
+                body["meta"] = {"press": f"p{ev['seq']}"}
+            out[-1].append(body)
     return out
+
+
+QINGDAO = "gouji-qingdao"  # three deals a match: 「小组循环赛每场赛三局」(L254)
+
+
+class Table:
+    """A six-seat node fed a simulated match as the table would show it: each deal's presses
+    (seat buttons), its first lead (after the first deal) and its last set on the cloth."""
+
+    def __init__(self, tmp_path: Path, resume: list[dict[str, Any]] | None = None) -> None:
+        self.det = Scripted()
+        cfg = load_config(six_seat_config(tmp_path, QINGDAO))
+        self.node = build_node(cfg, self.det, keep_evidence=False, resume=resume or ())
+        self.frame = 0
+
+    def show(self, seat: int | None, cards: list[str], n: int = 6) -> list[dict[str, Any]]:
+        img = BLANK if seat is None else lay(self.node, self.det, seat, cards, BLANK)
+        if seat is None:
+            self.det.cards = []
+        written: list[dict[str, Any]] = []
+        for _ in range(n):
+            written += self.node.process(Frame(self.frame, self.frame / 20, img))
+            self.frame += 1
+        return written
+
+    def play(self, played: list[list[dict[str, Any]]], check: bool = True) -> None:
+        node = self.node
+        self.show(None, [], 3)
+        for k, deal in enumerate(played):
+            plays = [i for i, e in enumerate(deal) if e["type"] == "play"]
+            first, last = plays[0], plays[-1]
+            assert all(e["type"] != "play" for e in deal[last + 1 :])
+            for body in deal[:first]:
+                node.external(body)
+            if k:  # the first lead laid on the cloth opens the deal (no press came before it)
+                led = self.show(deal[first]["seat"], deal[first]["cards"])
+                if check:
+                    assert [e["type"] for e in led] == ["hand_start", "play"] and first == 0
+                    assert led[0]["hand"] == k + 1 and led[0]["meta"] == {"from": "table"}
+            else:
+                node.external(deal[first])
+            for body in deal[first + 1 : last]:
+                node.external(body)
+            if check:
+                assert node.events[-1]["type"] != "hand_end"
+            read = self.show(deal[last]["seat"], deal[last]["cards"])
+            kinds = [e["type"] for e in read]
+            if check:
+                assert kinds[:2] == ["play", "hand_end"]
+                assert read[0]["cards"] == deal[last]["cards"]
+                assert kinds[2:] == (["match_end"] if k == len(played) - 1 else [])
+            assert self.show(None, []) == []  # the last sets swept: no deal yet
 
 
 def test_the_node_ends_each_deal_and_the_match_and_opens_deals_from_the_table(
     tmp_path: Path,
 ) -> None:
-    """gouji-qingdao plays three deals (「小组循环赛每场赛三局」(L254)). Each deal's last set is
-    read by the camera and the node writes the ``hand_end`` (the referee's places are
-    decided); the sweep is not a deal, the next deal's first lead is; after the third deal the
-    node ends the match."""
-    profile = "gouji-qingdao"
-    det = Scripted()
-    node = build_node(load_config(six_seat_config(tmp_path, profile)), det, keep_evidence=False)
-    frame = 0
-
-    def show(seat: int | None, cards: list[str], n: int = 6) -> list[dict[str, Any]]:
-        nonlocal frame
-        img = BLANK if seat is None else lay(node, det, seat, cards, BLANK)
-        if seat is None:
-            det.cards = []
-        written: list[dict[str, Any]] = []
-        for _ in range(n):
-            written += node.process(Frame(frame, frame / 20, img))
-            frame += 1
-        return written
-
-    show(None, [], 3)
-    played = deals(profile, 4, 3)
-    for k, deal in enumerate(played):
-        plays = [i for i, e in enumerate(deal) if e["type"] == "play"]
-        first, last = plays[0], plays[-1]
-        assert all(e["type"] != "play" for e in deal[last + 1 :])
-        for body in deal[:first]:
-            node.external(body)
-        if k:  # the first lead laid on the cloth opens the deal (no press came before it)
-            led = show(deal[first]["seat"], deal[first]["cards"])
-            assert [e["type"] for e in led] == ["hand_start", "play"] and first == 0
-            assert led[0]["hand"] == k + 1 and led[0]["meta"] == {"from": "table"}
-        else:
-            node.external(deal[first])
-        for body in deal[first + 1 : last]:
-            node.external(body)
-        assert node.events[-1]["type"] != "hand_end"
-        read = show(deal[last]["seat"], deal[last]["cards"])
-        kinds = [e["type"] for e in read]
-        assert kinds[:2] == ["play", "hand_end"] and read[0]["cards"] == deal[last]["cards"]
-        assert show(None, []) == []  # the last sets swept: no deal yet
-        if k == len(played) - 1:
-            assert kinds[2:] == ["match_end"]
-    end = node.events[-1]
+    """Each deal's last set is read by the camera and the node writes the ``hand_end`` (the
+    referee's places are decided); the sweep is not a deal, the next deal's first lead is;
+    after the sheet's third deal the node ends the match."""
+    table = Table(tmp_path)
+    table.play(deals(QINGDAO, 4, 3))
+    events = table.node.events
+    end = events[-1]
     assert end["type"] == "match_end" and end["meta"] == {"from": "table"}
     assert end["result"]["hands"] == 3
-    report = judged(node.events, profile)
+    report = judged(events, QINGDAO)
     assert not report["errors"] and [h["final"] for h in report["hands"]] == [True] * 3
-    truth = judged(simulated_deals(profile, 4, 3), profile)
+    truth = judged(simulated_deals(QINGDAO, 4, 3), QINGDAO)
     assert [h["finishing_order"] for h in report["hands"]] == [
         h["finishing_order"] for h in truth["hands"]
     ]
     assert end["result"]["teams"] == truth["match"]["teams"]
+
+
+@pytest.mark.parametrize("where", ["mid-deal", "between deals"])
+def test_a_crash_mid_match_resumes_to_the_same_record(tmp_path: Path, where: str) -> None:
+    """The node crashed (its record stored up to ``where``); a new one resumes from the store,
+    the same frames and presses replayed: nothing is written twice, and the match goes on to
+    the very record an uninterrupted node writes."""
+    played = deals(QINGDAO, 4, 3)
+    whole = Table(tmp_path)
+    whole.play(played)
+    full = whole.node.events
+    ends = [i for i, e in enumerate(full) if e["type"] == "hand_end"]
+    cut = ends[0] + 1 if where == "between deals" else (ends[0] + ends[1]) // 2
+    again = Table(tmp_path, resume=full[:cut])
+    again.play(played, check=False)
+    node = again.node
+    assert not node.stats.errors, dict(node.stats.errors)
+
+    def key(e: dict[str, Any]) -> tuple[Any, ...]:
+        return (e["seq"], e["type"], e.get("seat"), e.get("cards"), e.get("hand"))
+
+    assert [key(e) for e in node.events] == [key(e) for e in full]
+    assert node.match_over
 
 
 def test_a_seat_press_opens_the_next_deal_and_a_finished_match_stays_finished(
