@@ -47,8 +47,8 @@ def load_presses(path: Path) -> list[dict[str, Any]]:
             raise ValueError(f"{path}:{n}: a press needs a type and a time t")
         # each press its own id (file and line), as a seat controller numbers its presses: a
         # replay resumed after a crash drops the ones already recorded (TableNode.external)
-        meta = body.get("meta") if isinstance(body.get("meta"), dict) else {}
-        body["meta"] = {"press": f"{path.name}:{n}", **meta}
+        meta = body.get("meta")
+        body["meta"] = {"press": f"{path.name}:{n}", **(meta if isinstance(meta, dict) else {})}
         out.append(body)
     return sorted(out, key=lambda b: float(b["t"]))
 
