@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, sync_playwright
+from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
 
 from dashboard.app import create_app
 from dashboard.desk import register
@@ -51,13 +51,10 @@ def site(data: Path, record: list[dict[str, Any]] = RECORD) -> dict[str, Any]:
     return {"server": LiveServer(app), "hub": hub, "store": store}
 
 
-@pytest.mark.parametrize("lang", list(WORDS))
-def test_the_match_on_the_table_page_and_the_hall(
-    tmp_path: Path, browser: Browser, lang: str
-) -> None:
-    over_word, over_head, playing, accept = WORDS[lang]
-    s = site(tmp_path)
-    url, hub = s["server"].url, s["hub"]
+def table_page(
+    browser: Browser, url: str, lang: str, accept: str
+) -> tuple[BrowserContext, Page, list[str]]:
+    """A referee logged in (``lang``) on table t1's page, with the page's script errors."""
     ctx = browser.new_context(
         viewport={"width": 1440, "height": 900},
         locale=lang,
@@ -66,13 +63,24 @@ def test_the_match_on_the_table_page_and_the_hall(
     page = ctx.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(url + "/login")
+    page.fill("input[name=username]", "ref1")
+    page.fill("input[name=password]", PASSWORD)
+    page.click("form:not(.lang-switch) button[type=submit]")
+    page.wait_for_url(url + "/")
+    page.goto(url + "/tables/t1")
+    return ctx, page, errors
+
+
+@pytest.mark.parametrize("lang", list(WORDS))
+def test_the_match_on_the_table_page_and_the_hall(
+    tmp_path: Path, browser: Browser, lang: str
+) -> None:
+    over_word, over_head, playing, accept = WORDS[lang]
+    s = site(tmp_path)
+    url, hub = s["server"].url, s["hub"]
+    ctx, page, errors = table_page(browser, url, lang, accept)
     try:
-        page.goto(url + "/login")
-        page.fill("input[name=username]", "ref1")
-        page.fill("input[name=password]", PASSWORD)
-        page.click("form:not(.lang-switch) button[type=submit]")
-        page.wait_for_url(url + "/")
-        page.goto(url + "/tables/t1")
         page.wait_for_selector('#match tr[data-hand="2"]')
         state = hub.state_json("t1")
         assert '"levels_after"' in state
@@ -122,21 +130,8 @@ def test_a_gouji_match_over_in_its_own_terms(tmp_path: Path, browser: Browser, l
     truth = judged(GOUJI_RECORD, GOUJI)["match"]["teams"]
     s = site(tmp_path, GOUJI_RECORD)
     url, hub = s["server"].url, s["hub"]
-    ctx = browser.new_context(
-        viewport={"width": 1440, "height": 900},
-        locale=lang,
-        extra_http_headers={"Accept-Language": accept},
-    )
-    page = ctx.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
+    ctx, page, errors = table_page(browser, url, lang, accept)
     try:
-        page.goto(url + "/login")
-        page.fill("input[name=username]", "ref1")
-        page.fill("input[name=password]", PASSWORD)
-        page.click("form:not(.lang-switch) button[type=submit]")
-        page.wait_for_url(url + "/")
-        page.goto(url + "/tables/t1")
         page.wait_for_selector('#match tr[data-hand="2"]')
         page.click('#match button[data-match="end_match"]')
         page.wait_for_selector("#match-over")
