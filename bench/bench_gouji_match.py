@@ -87,7 +87,7 @@ def gouji_match(
     """Render (once) and replay a Gouji match; print its table. True when every deal's places
     and the match result equal the truth, no error is silent, and (labels) every play is
     exact."""
-    house = "".join(f"-{k}={v}" for k, v in sorted((options or {}).items()))
+    house = "".join(f"-{k}{v}" for k, v in sorted((options or {}).items()))  # an id: no "="
     video = folder / f"{profile}{house}-{seed}-{hands}.mp4"
     t0 = time.perf_counter()
     if not video.exists():
