@@ -238,6 +238,23 @@ document.addEventListener("click", async (e) => {
   }
 });
 
+document.addEventListener("submit", async (e) => {
+  const form = e.target;
+  if (!form || form.id !== "tribute-form" || !TID) return;
+  e.preventDefault();
+  const f = new FormData(form);
+  const msg = $(".msg", form);
+  const body = { action: "tribute", seat: f.get("seat"), to: f.get("to"), cards: f.get("cards"), kind: f.get("kind") };
+  if (f.get("count")) body.count = f.get("count");
+  try {
+    await post(`/api/tables/${encodeURIComponent(TID)}/match`, body);
+    msg.textContent = t("entered");
+    form.reset();
+  } catch (err) {
+    msg.textContent = err.message;
+  }
+});
+
 function drawTable(v) {
   const felt = $("#felt");
   const title = `<span class="big">${esc(t("Table {id}", { id: v.id }))}</span>`;
@@ -331,6 +348,13 @@ function drawGoujiSide(v, live, trick) {
   const tributePoints = (p.tribute_points || []).map((x) => `${esc(goujiName(v, x.seat))} ${esc(x.what)} +${esc(x.points)}`).join(" · ");
   const rule = p.tribute_rule || {};
   const ruleText = { per_card: t("each card handed over scores 1 for the receiver (吃贡者), none for the giver"), points: t("scored as the items 点贡, 闷贡, 烧贡; the cards are not counted"), none: t("this sheet has no tribute"), unstated: t("the sheet says nothing about tribute: recorded, not scored") }[rule.mode];
+  const form = $("#tribute-form");
+  if (form) {  /* a tribute comes before the deal's first set, where the sheet has one */
+    form.hidden = !(CAN_RULE && v.status === "playing" && !v.tricks.length && !(trick && trick.plays.length) && rule.mode !== "none");
+    for (const sel of $$("select[name=seat], select[name=to]", form)) {
+      if (sel.options.length !== v.seats.length) sel.innerHTML = v.seats.map((s, i) => `<option value="${i}">${esc(s.name)}</option>`).join("");
+    }
+  }
   const ruleEl = $("#gouji-tribute-rule");
   if (ruleEl) ruleEl.innerHTML = `${esc(ruleText || "")}${rule.quote ? ` <span class="muted" data-quote>${esc(t("Sheet: {quote}", { quote: rule.quote }))}</span>` : ""}`;
   const last = (p.deals || []).length ? p.deals[p.deals.length - 1] : null;

@@ -104,3 +104,53 @@ def test_a_gouji_table_speaks_gouji(site: dict[str, Any], browser: Browser, lang
     page.screenshot(path=str(SCREENS / f"gouji-{lang}-violations.png"), full_page=True)
     assert not errors, errors
     ctx.close()
+
+
+@pytest.mark.parametrize("lang", ["zh-CN", "en"])
+def test_a_referee_enters_a_tribute_before_the_first_set(
+    tmp_path: Any, browser: Browser, lang: str
+) -> None:
+    """gouji-changshi: 「每进贡一张，由吃贡者得1分」(L8). Before the deal's first set the table
+    page offers the tribute form; what the referee enters is judged and shown (进贡, its
+    cards), and the form goes once the first set is down."""
+    users = UserStore(tmp_path)
+    users.add("ref1", "referee", PASSWORD, n=FAST_HASH)
+    users.close()
+    store = EvidenceStore(tmp_path, durable=False)
+    register(store, "g2", by="test")
+    events, _ = simulate("gouji-changshi", 3)
+    opening = next(i for i, e in enumerate(events) if e["type"] == "hand_start") + 1
+    for e in events[:opening]:
+        store.append_event("g2", e)
+    hub = Hub(store, poll_s=0.02)
+    server = LiveServer(create_app(tmp_path, hub=hub, SSE_PING_S=2.0))
+    ctx, page, errors = open_page(browser, lang, 1440)
+    try:
+        login(page, server.url)
+        page.goto(server.url + "/tables/g2")
+        page.wait_for_selector("#tribute-form:not([hidden])")
+        page.select_option("#tribute-form select[name=seat]", "4")
+        page.select_option("#tribute-form select[name=to]", "1")
+        page.fill("#tribute-form input[name=cards]", "BJ 2S")
+        page.click("#tribute-form button[type=submit]")
+        page.wait_for_selector("#gouji-tribute [data-tribute]")
+        shown = page.inner_text("#gouji-tribute")
+        assert "进贡" in shown and page.locator("#gouji-tribute .card").count() >= 2, shown
+        stored = [r.data for r in store.rows(table="g2", kind="event")][-1]
+        assert (stored["type"], stored["what"], stored["seat"], stored["to"]) == (
+            "exchange",
+            "tribute",
+            4,
+            1,
+        )
+        assert stored["cards"] == ["BJ", "2S"] and stored["by"] == "ref1"
+        page.screenshot(path=str(SCREENS / f"gouji-{lang}-tribute.png"), full_page=True)
+        first = next(e for e in events[opening:] if e["type"] == "play")
+        hub.append("g2", {k: v for k, v in first.items() if k not in ("v", "seq", "t")})
+        page.wait_for_selector("#tribute-form", state="hidden")
+        assert not errors, errors
+    finally:
+        ctx.close()
+        hub.stop()
+        server.close()
+        store.close()
