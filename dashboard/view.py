@@ -217,6 +217,7 @@ class TableFold:
         self.prev_t: float | None = float(start["t"]) if start else None
         self.passes_since_top: set[int] = set()
         self.counts: list[int] | None = [self.gouji_hand] * n if self.gouji and start else None
+        self.tribute_moves: dict[int, tuple[int, int, int]] = {}  # seq → (giver, to, count)
         self.places = []
         if "seats" in self.view:
             self._put("places", [])  # overlay (issue 19): finishing order
@@ -375,14 +376,23 @@ class TableFold:
 
     def _tribute_ruled(self, r: Ruling) -> None:
         """A tribute the judge accepted moves its cards between hands (one the sheet forbids
-        is an error ruling and moves nothing, so the counts follow the ruling, not the event)."""
+        is an error ruling and moves nothing, so the counts follow the ruling, not the event).
+        A re-judged one (corrected) replaces the move its seq made before."""
         seat, to, count = r.get("seat"), r.get("to"), r.get("count")
         if not (isinstance(seat, int) and isinstance(to, int) and isinstance(count, int)):
             return
-        if self.counts is not None and {seat, to} <= set(range(len(self.counts))):
-            self.counts[seat] -= count
-            self.counts[to] += count
-            self._seats_changed()
+        if self.counts is None or not {seat, to} <= set(range(len(self.counts))):
+            return
+        at = r.get("at_seq")
+        before = self.tribute_moves.pop(at, None) if isinstance(at, int) else None
+        if before is not None:
+            self.counts[before[0]] += before[2]
+            self.counts[before[1]] -= before[2]
+        self.counts[seat] -= count
+        self.counts[to] += count
+        if isinstance(at, int):
+            self.tribute_moves[at] = (seat, to, count)
+        self._seats_changed()
 
     def _on_needs_referee(self, ev: Event) -> None:
         ref = int(ev["ref"])

@@ -146,3 +146,22 @@ def test_the_table_page_has_the_tribute_line(app: Flask, hub: Hub, clock: Clock)
     assert 'id="gouji-tribute-rule"' in page
     zh = c.get("/tables/g1", headers={"Accept-Language": "zh-CN"}).get_data(as_text=True)
     assert "进贡" in zh
+
+
+def test_a_corrected_tribute_moves_the_counts_as_corrected(
+    app: Flask, hub: Hub, clock: Clock
+) -> None:
+    """Two cards entered, one handed over: the referee's correction re-judges the tribute and
+    the counts and the panel follow what it now moves (not both)."""
+    events = gouji_start("gouji-changshi")
+    seq = SeqCounter()
+    seq.next_seq = len(events)
+    paid = seq.event("exchange", 2.0, seat=4, to=1, count=2, what="tribute", cards=["BJ", "2S"])
+    fix = {"ref": paid["seq"], "cards": ["BJ"], "count": 1, "by": "ref1", "why": "one card"}
+    events += [paid, seq.event("correction", 3.0, **fix)]
+    feed(hub, "g1", events, clock)
+    c = app.test_client()
+    login(c, "ref1")
+    p, v = panel(c)
+    assert [s["cards_left"] for s in v["seats"]] == [36, 37, 36, 36, 35, 36]
+    assert [(x["from"], x["to"], x["cards"]) for x in p["tribute"]] == [(4, 1, ["BJ"])]

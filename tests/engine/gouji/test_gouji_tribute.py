@@ -330,3 +330,14 @@ def test_random_tributes_never_crash_or_accuse(pid: str, body: list[dict[str, An
         d.seq += 1
     assert d.ref.violations == []
     assert sum(d.t.counts) == 216 and min(d.t.counts) >= 0
+
+
+def test_a_corrected_tribute_sends_its_new_note() -> None:
+    """A view follows the notes the judge sends: a tribute whose cards a referee corrected is
+    sent again with what it now moves (its seq, seat and kind unchanged)."""
+    d = Deal("gouji-changshi")
+    seq = d.seq
+    tribute(d, 4, 1, "BJ 2S")
+    sent = d.ev("correction", ref=seq, cards=["BJ"], count=1, by="ref-1", why="one card only")
+    notes = [r for r in sent if r["kind"] == "tribute"]
+    assert [(r["at_seq"], r["count"], r["cards"]) for r in notes] == [(seq, 1, ["BJ"])]
