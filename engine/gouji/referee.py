@@ -786,7 +786,13 @@ def _cards(ev: Event) -> list[str]:
 
 
 def _key(r: Ruling) -> tuple[Any, ...]:
-    key = (r.get("kind"), r.get("rule"), r.get("seat"), r.get("at_seq"), r.get("problem"))
+    key: tuple[Any, ...] = (
+        r.get("kind"),
+        r.get("rule"),
+        r.get("seat"),
+        r.get("at_seq"),
+        r.get("problem"),
+    )
     if r.get("kind") == "tribute":  # a corrected tribute's note is new when what moved changed
         key += (r.get("to"), r.get("count"), tuple(r.get("cards") or ()), r.get("tribute"))
     return (*key, r.get("provisional"))
