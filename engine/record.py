@@ -106,6 +106,7 @@ class RulingFields(TypedDict, total=False):
     attacker_points: int | None
     bottom: dict[str, Any] | None
     levels_after: list[str] | None
+    banker: int | None  # the deal's banker (tractor)
     # violation (``id``, ``how`` and ``status`` tractor's; a penalty dict there, Gouji's words)
     id: str
     rule: str

@@ -92,7 +92,20 @@ TEXT: dict[str, tuple[str, str]] = {  # key: (Chinese, English)
     "prompts": ("待裁判确认", "referee prompts"),
     "violations": ("违例", "violations"),
     "trick_no": ("墩（全场顺序）", "trick (match order)"),
+    "banker": ("庄家", "Banker"),
+    "levels_after": ("打完后各方级数", "Levels after"),
+    "next_banker": ("下一副庄家", "Next banker"),
+    "places": ("出完顺序", "Finishing order"),
+    "deal_points": ("本局记分", "Points recorded"),
+    "over": ("比赛结束", "Match over"),
+    "going": ("比赛未结束", "Match not over"),
+    "won": ("获胜", "won"),
+    "tied": ("未分胜负", "no winner"),
+    "no_deal": ("还没有打完的一副。", "No hand finished yet."),
+    "deals_won": ("胜局", "deals won"),
+    "team_points": ("各队积分", "team points"),
 }
+GOUJI_PLACES = ("头科", "二科", "三科", "四科", "二落", "大落")
 SUITS = {"S": "♠", "H": "♥", "C": "♣", "D": "♦"}
 
 
@@ -283,6 +296,71 @@ code{font-size:12px;word-break:break-all} .status-upheld{color:#15803d;font-weig
 """
 
 
+def _match_section(
+    events: list[dict[str, Any]],
+    rulings: list[dict[str, Any]],
+    seats: list[str],
+    gouji: bool,
+    lang: str,
+) -> list[str]:
+    """The match as the judge's stored deal results give it (nothing judged here): each
+    deal's banker and levels after (80-points) or finishing order and points (Gouji), and
+    whether the match is over, with the result its ``match_end`` carries."""
+    e_ = html.escape
+
+    def who(i: Any) -> str:
+        return e_(seats[i]) if isinstance(i, int) and 0 <= i < len(seats) else "–"
+
+    deals = {r.get("hand"): r for r in rulings if r.get("kind") == "hand"}  # re-judged: last
+    bankers = {e.get("hand"): e.get("banker") for e in events if e.get("type") == "hand_start"}
+    end = next((e for e in reversed(events) if e.get("type") == "match_end"), None)
+    if gouji:
+        head = [_t("hand", lang), _t("places", lang), _t("deal_points", lang)]
+    else:
+        head = [_t("hand", lang), _t("banker", lang), _t("levels_after", lang)]
+        head.append(_t("next_banker", lang))
+    rows = []
+    for hand in sorted(h for h in deals if isinstance(h, int)):
+        r = deals[hand]
+        out: dict[str, Any] = r["outcome"] if isinstance(r.get("outcome"), dict) else {}
+        if gouji:
+            order = out.get("finishing_order") or []
+            places = " · ".join(
+                f"{GOUJI_PLACES[i]} {who(s)}" for i, s in enumerate(order) if s is not None
+            )
+            scores: dict[str, Any] = out["scores"] if isinstance(out.get("scores"), dict) else {}
+            cells = [places or "–", " : ".join(str(p) for p in scores.get("recorded") or []) or "–"]
+        else:
+            nb = out.get("next_banker")
+            banker = r.get("banker", bankers.get(hand))  # the judge's, else the record's
+            cells = [who(banker), " : ".join(r.get("levels_after") or []) or "–"]
+            cells.append(who(nb) if isinstance(nb, int) else e_(str(nb or "–")))
+        rows.append(f"<tr><td>{hand}</td>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
+    table = "".join(f"<th>{h}</th>" for h in head)
+    body = "".join(rows) or f'<tr><td colspan="{len(head)}">{_t("no_deal", lang)}</td></tr>'
+    got = (end or {}).get("result")
+    res: dict[str, Any] = got if isinstance(got, dict) else {}
+    if end is None:
+        state = _t("going", lang)
+    else:
+        win = res.get("winner")
+        team = f"{_t('teams', lang)} {win + 1} {_t('won', lang)}" if isinstance(win, int) else ""
+        bits = [team or _t("tied", lang)]
+        for key, label in (
+            ("levels", "levels_after"),
+            ("deals_won", "deals_won"),
+            ("teams", "team_points"),
+        ):
+            if res.get(key):
+                bits.append(f"{_t(label, lang)}: {' : '.join(str(x) for x in res[key])}")
+        state = f"{_t('over', lang)} · " + " · ".join(e_(b) for b in bits)
+    return [
+        f"<h2>{_t('match', lang)}</h2>",
+        f'<p id="match-state">{state}</p>',
+        f'<table id="match-deals"><tr>{table}</tr>{body}</table>',
+    ]
+
+
 def build_report(
     files: Mapping[str, bytes],
     info: Mapping[str, Any],
@@ -331,6 +409,7 @@ def build_report(
         f"<tr><th>{_t('players', lang)}</th><td>{' · '.join(seat(i) for i in range(len(seats)))}</td></tr>",
         f"<tr><th>{_t('teams', lang)}</th><td>{teams}</td></tr>",
         f"<tr><th>{_t('exported', lang)}</th><td>{exported}</td></tr></table>",
+        *_match_section(events, rulings, seats, game == "gouji", lang),
         f"<h2>{_t('disputed', lang)}</h2>",
     ]
     if not viols:

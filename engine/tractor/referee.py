@@ -668,6 +668,7 @@ class Referee:
             "attacker_points": doc.get("attacker_points"),
             "bottom": doc.get("bottom"),
             "levels_after": h.levels_after,
+            "banker": h.banker,
         }
 
     def _settled(self) -> dict[tuple[Any, ...], Ruling]:

@@ -12,6 +12,7 @@ import subprocess
 import sys
 import zipfile
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -141,3 +142,59 @@ def test_english_report(bundle: Path, tmp_path: Path) -> None:
         files = {n: zf.read(n) for n in zf.namelist()}
     page = build_report(files, {"match": "t1", "table": "t1"}, lang="en")
     assert "Dispute report" in page and "What the sheet says" in page and "争议报告" not in page
+
+
+def referee_report(events: list[dict[str, Any]]) -> dict[str, Any]:
+    from engine.games import referee_for
+
+    ref = referee_for(events[0])
+    for e in events:
+        ref.feed(e)
+    return ref.report()
+
+
+def _report(events: list[dict[str, Any]], lang: str) -> str:
+    """The report of ``events`` with the rulings their judge gives (as the store keeps them)."""
+    from engine.games import referee_for
+    from evidence.report import build_report
+
+    ref = referee_for(events[0])
+    rulings = [r for e in events for r in ref.feed(e)]
+    files = {
+        "record.jsonl": "".join(json.dumps(e) + "\n" for e in events).encode(),
+        "rulings.jsonl": "".join(json.dumps(r) + "\n" for r in rulings).encode(),
+    }
+    return build_report(files, {"match": "x:1", "table": "x", "exported_at": 0}, lang)
+
+
+@pytest.mark.parametrize(
+    ("lang", "over", "won"), [("zh", "比赛结束", "胜局"), ("en", "Match over", "deals won")]
+)
+def test_the_report_shows_a_gouji_match_deal_by_deal_and_its_result(
+    lang: str, over: str, won: str
+) -> None:
+    from engine.gouji.referee import GoujiReferee
+    from engine.gouji.rules import Rules as GoujiRules
+    from tablescan.render_gouji import simulated_deals
+
+    events: list[dict[str, Any]] = list(simulated_deals("gouji-qingdao", 4, 3))
+    ref = GoujiReferee(GoujiRules.load("gouji-qingdao"))
+    for e in events[:-1]:
+        ref.feed(e)
+    events[-1] = {**events[-1], "result": ref.match_result()}
+    page = _report(events, lang)
+    deals = page[page.index('id="match-deals"') :].split("</table>")[0]
+    assert deals.count("<tr><td>") == 3 and deals.count("头科 ") == 3
+    first = ref.report()["hands"][0]["finishing_order"][0]
+    assert f"头科 {events[0]['seats'][first]}" in deals
+    state = page[page.index('id="match-state"') :].split("</p>")[0]
+    assert over in state and won in state
+
+
+def test_the_report_shows_an_unfinished_80_points_match_with_its_levels() -> None:
+    page = _report([e for e in EVENTS if e["type"] != "match_end"], "en")
+    assert "Match not over" in page
+    deals = page[page.index('id="match-deals"') :].split("</table>")[0]
+    assert "Levels after" in deals and deals.count("<tr><td>") == 1
+    banker = next(h["banker"] for h in referee_report(EVENTS)["hands"])
+    assert f"<td>1</td><td>{EVENTS[0]['seats'][banker]}</td>" in deals  # the judge's banker
