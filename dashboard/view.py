@@ -84,6 +84,10 @@ class TableFold:
             self._reset_match(ev, self.view.get("engine", ""))
         self.events[ev["seq"]] = ev
         self.wall[ev["seq"]] = at
+        if kind == "hand_start":
+            self.hand_of_seq[int(ev["seq"])] = ev.get("hand")
+        elif isinstance(self.view.get("hand"), int):
+            self.hand_of_seq[int(ev["seq"])] = self.view["hand"]
         self._put("seq", ev["seq"])
         self._put("last_t", ev.get("t"))
         if self.match is None:
@@ -157,6 +161,7 @@ class TableFold:
         self.decisions: dict[str, str] = {}
         self.doubts: dict[int, Event] = {}  # needs_referee events not settled yet, by ref
         self.settled: set[int] = set()
+        self.hand_of_seq: dict[int, Any] = {}  # the deal each event belongs to
         self.places: list[int] = []
         self.gouji = bool(match and match["game"] == "gouji")
         self.gouji_hand = _gouji_hand(match) if match and self.gouji else 0
@@ -264,7 +269,11 @@ class TableFold:
         """``match``: every deal's result so far, the next banker, whether it is over."""
         now = dict(self.view.get("match") or {})
         now.update(changes)
-        now["hands"] = [self.deals[h] for h in sorted(self.deals)]
+        doubted = {self.hand_of_seq.get(ref) for ref in self.doubts}
+        # a deal's result rests on every read of the deal: while one awaits a referee, the
+        # result (and a match result after it) is provisional, as a violation on it would be
+        now["hands"] = [{**self.deals[h], "provisional": h in doubted} for h in sorted(self.deals)]
+        now["provisional"] = bool(self.doubts)
         self._put("match", now)
 
     def _on_hand_end(self, ev: Event) -> None:
@@ -645,6 +654,8 @@ class TableFold:
 
     def _doubts_changed(self) -> None:
         self._put("needs_referee", list(self.doubts.values()))
+        if "match" in self.view:
+            self._match_changed()  # a deal's result rests on its reads: provisional or not
 
     def _violations_changed(self) -> None:
         if "seats" not in self.view:
@@ -683,12 +694,18 @@ def public_match(match: Any) -> dict[str, Any] | None:
         return None
     return {
         "hands": [
-            {"hand": h.get("hand"), "levels_after": h.get("levels_after"), "side": h.get("side")}
+            {
+                "hand": h.get("hand"),
+                "levels_after": h.get("levels_after"),
+                "side": h.get("side"),
+                "provisional": bool(h.get("provisional")),
+            }
             for h in match.get("hands", [])
         ],
         "next_banker": match.get("next_banker"),
         "over": bool(match.get("over")),
         "result": match.get("result"),
+        "provisional": bool(match.get("provisional")),
     }
 
 

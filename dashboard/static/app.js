@@ -210,12 +210,15 @@ function drawMatch(v) {
   if (!el || !v.seats) return;
   const m = v.match || { hands: [] };
   const noBanker = gameView(v).noBanker;  /* Gouji: deals and their finishing order, no banker or levels */
+  /* a deal's result rests on its reads: provisional while one of them awaits a referee */
+  const doubted = (n) => ((m.hands || []).find((h) => h.hand === n) || {}).provisional
+    ? ` <span class="status" data-provisional>${esc(t("provisional"))}</span>` : "";
   const rows = noBanker
-    ? ((v.panel || {}).deals || []).map((d, i) => `<tr data-hand="${i + 1}"><td>${i + 1}</td><td>${goujiPlacesText(v, { places: (d.finishing_order || []).map((seat, k) => ({ seat, place: (v.panel.place_names || [])[k] })).filter((x) => x.seat != null) })}</td></tr>`).join("")
-    : (m.hands || []).map((h) => `<tr data-hand="${h.hand}"><td>${h.hand}</td><td>${h.banker != null ? seatName(v, h.banker) : "–"}</td><td>${esc((h.levels_after || []).join(" : ") || "–")}</td><td>${h.next_banker != null ? seatName(v, h.next_banker) : "–"}</td></tr>`).join("");
+    ? ((v.panel || {}).deals || []).map((d, i) => `<tr data-hand="${d.hand ?? i + 1}"><td>${d.hand ?? i + 1}</td><td>${goujiPlacesText(v, { places: (d.finishing_order || []).map((seat, k) => ({ seat, place: (v.panel.place_names || [])[k] })).filter((x) => x.seat != null) })}${doubted(d.hand ?? i + 1)}</td></tr>`).join("")
+    : (m.hands || []).map((h) => `<tr data-hand="${h.hand}"><td>${h.hand}</td><td>${h.banker != null ? seatName(v, h.banker) : "–"}</td><td>${esc((h.levels_after || []).join(" : ") || "–")}${doubted(h.hand)}</td><td>${h.next_banker != null ? seatName(v, h.next_banker) : "–"}</td></tr>`).join("");
   const heads = noBanker ? `<th>#</th><th>${esc(t("Finishing order"))}</th>` : `<th>#</th><th>${esc(t("banker"))}</th><th>${esc(t("Levels after"))}</th><th>${esc(t("Next banker"))}</th>`;
   const head = m.over
-    ? `<div class="match-over" id="match-over"><b>${esc(t("Match over"))}</b> · ${esc(resultText(v, m.result || {}))}</div>`
+    ? `<div class="match-over" id="match-over"><b>${esc(t("Match over"))}</b> · ${esc(resultText(v, m.result || {}))}${m.provisional ? ` <span class="status" data-provisional>${esc(t("provisional"))}</span>` : ""}</div>`
     : `<div class="small">${esc(t("Hand {n} of the match", { n: v.hand ?? "–" }))}${m.next_banker != null && !noBanker ? " · " + esc(t("next banker {name}", { name: (v.seats[m.next_banker] || {}).name || m.next_banker })) : ""}</div>`;
   const playing = v.status === "playing";
   const controls = CAN_RULE && !m.over

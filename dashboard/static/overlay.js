@@ -55,7 +55,8 @@
         points: res.teams.join(" : "),
       }))}</span>`
       : "";
-    return `<div class="team match-over"><span class="k">${esc(t("Match over"))}</span>${words}</div>`;
+    const open = v.match.provisional ? ` <span class="k" data-provisional>${esc(t("provisional"))}</span>` : "";  /* a read still awaits a referee */
+    return `<div class="team match-over"><span class="k">${esc(t("Match over"))}</span>${words}${open}</div>`;
   }
 
   function players(v) {

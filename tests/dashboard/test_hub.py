@@ -206,3 +206,32 @@ def test_a_node_table_cannot_be_taken_over_by_the_desk(tmp_path: Path) -> None:
     with pytest.raises(StoreError, match="already judged by its table node"):
         hub.judge_table("t1")
     store.close()
+
+
+def test_a_deals_result_is_provisional_while_one_of_its_reads_awaits_a_referee() -> None:
+    """Levels after a deal rest on every read of the deal: while one awaits a referee the
+    deal's row (and the match result after it) is provisional, on the page and the overlay,
+    and firm once a referee settles the read."""
+    from dashboard.view import TableFold, public_view
+
+    events = [e for e in match_record(seed=2, hands=2, inject=0) if e["type"] != "match_end"]
+    ref = referee_for(events[0])
+    fold = TableFold("t1")
+    first = next(e for e in events if e["type"] == "play")
+    seq = events[-1]["seq"]
+    for e in events:
+        fold.event(e, 0.0)
+        for r in ref.feed(e):
+            fold.ruling(r)
+    doubt = {"v": 1, "seq": seq + 1, "t": 1e4, "type": "needs_referee", "ref": first["seq"]}
+    fold.event(doubt, 0.0)
+    fold.event({"v": 1, "seq": seq + 2, "t": 1e4, "type": "match_end", "reason": "referee"}, 0.0)
+    match = fold.view["match"]
+    assert [h["provisional"] for h in match["hands"]] == [True, False] and match["provisional"]
+    public = public_view(fold.view)["match"]
+    assert public is not None and public["provisional"] and public["hands"][0]["provisional"]
+    stands = {"type": "ruling", "ref": f"seq:{first['seq']}", "decision": "stands", "by": "r1"}
+    fold.event({"v": 1, "seq": seq + 3, "t": 1e4, **stands}, 0.0)
+    match = fold.view["match"]
+    assert [h["provisional"] for h in match["hands"]] == [False, False]
+    assert not match["provisional"]

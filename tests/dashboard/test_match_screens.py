@@ -89,6 +89,12 @@ def test_the_match_on_the_table_page_and_the_hall(
         assert rows.count() == 2
         for i, lv in enumerate(levels):
             assert " : ".join(lv) in rows.nth(i).inner_text()
+        assert page.locator("#match [data-provisional]").count() == 0
+        first = next(e for e in RECORD if e["type"] == "play")  # a read of hand 1 doubted
+        doubt = {"type": "needs_referee", "ref": first["seq"], "reason": "low_confidence"}
+        hub.append("t1", {**doubt, "candidates": [{"cards": first["cards"], "confidence": 0.5}]})
+        page.wait_for_selector('#match tr[data-hand="1"] [data-provisional]')
+        assert page.locator('#match tr[data-hand="2"] [data-provisional]').count() == 0
         assert playing not in page.inner_text("#play-status")  # between hands
         assert page.locator('#match button[data-match="start_hand"]').count() == 1
         page.click('#match button[data-match="end_match"]')
