@@ -664,7 +664,7 @@ function drawHall(tables) {
   if (!tables.length) { root.innerHTML = `<p class="muted">${esc(t("No table has started a match on this node."))}</p>`; return; }
   root.innerHTML = tables.map((tb) => `<a class="tcard" href="/tables/${encodeURIComponent(tb.id)}"><h3><span>${esc(t("Table {id}", { id: tb.id }))}${tb.link && tb.link !== "online" ? ` <span class="status open">${esc(({ offline: t("offline"), late: t("late") })[tb.link] || tb.link)}</span>` : ""}</span><span class="status ${tb.open_violations ? "open" : ""}">${esc(t("{n} open", { n: tb.open_violations }))}</span></h3>`
     + `<div class="muted small">${esc(gameText(tb.game || ""))} · ${esc(tb.profile || "")} · ${esc(t("hand {n}", { n: tb.hand ?? "–" }))} · <span class="match-state">${esc(statusWord(tb))}</span></div>`
-    + ((tb.match || {}).over ? `<div class="small match-over"><b>${esc(t("Match over"))}</b> · ${esc(resultText(tb, tb.match.result || {}))}</div>`
+    + ((tb.match || {}).over ? `<div class="small match-over"><b>${esc(t("Match over"))}</b> · ${esc(resultText(tb, tb.match.result || {}))}${tb.match.provisional ? ` <span class="status" data-provisional>${esc(t("provisional"))}</span>` : ""}</div>`
       : (tb.match || {}).next_banker != null && tb.status !== "playing" ? `<div class="small">${esc(t("next banker {name}", { name: (tb.players || [])[tb.match.next_banker] || tb.match.next_banker }))}</div>` : "")
     + gameView(tb).hall(tb)
     + `${tb.needs_referee ? `<div class="small"><b class="warn-text">${esc(t("{n} to check", { n: tb.needs_referee }))}</b></div>` : ""}</a>`).join("");

@@ -100,6 +100,7 @@ def test_the_match_on_the_table_page_and_the_hall(
         page.click('#match button[data-match="end_match"]')
         page.wait_for_selector("#match-over")
         assert over_head in page.inner_text("#match-over")
+        assert page.locator("#match-over [data-provisional]").count() == 1  # a read is open
         assert over_word in page.inner_text("#play-status")
         assert playing not in page.inner_text("#headline")
         assert page.locator("#match button[data-match]").count() == 0  # a match is not reopened
@@ -107,6 +108,7 @@ def test_the_match_on_the_table_page_and_the_hall(
         page.screenshot(path=str(SCREENS / f"{lang}-1440-match-over.png"), full_page=True)
         page.goto(url + "/")
         page.wait_for_selector("a.tcard .match-over")
+        assert page.locator("a.tcard .match-over [data-provisional]").count() == 1  # hand 1
         card = page.inner_text("a.tcard")
         assert over_head in card and playing not in card
         for lv in levels[-1]:
