@@ -241,6 +241,18 @@ document.addEventListener("click", async (e) => {
   }
 });
 
+/* The referee's tribute form: giver, receiver, the cards (or a count when unseen), 进贡/还贡. */
+function tributeForm(v) {
+  const seats = v.seats.map((s, i) => `<option value="${i}">${esc(s.name)}</option>`).join("");
+  return `<form id="tribute-form" class="controls small">`
+    + `<label>${esc(t("Giver (进贡者)"))} <select name="seat">${seats}</select></label>`
+    + `<label>${esc(t("Receiver (吃贡者)"))} <select name="to">${seats}</select></label>`
+    + `<label>${esc(t("Cards handed over"))} <input name="cards" size="10" placeholder="${esc(t("e.g. {cards}", { cards: "BJ 2S" }))}"></label>`
+    + `<label>${esc(t("Count (cards not seen)"))} <input name="count" type="number" min="1" max="36"></label>`
+    + `<select name="kind" aria-label="${esc(t("Tribute or return"))}"><option value="jin">${esc(t("进贡 (tribute)"))}</option><option value="huan">${esc(t("还贡 (return)"))}</option></select>`
+    + `<button class="rule-btn" type="submit">${esc(t("Enter the tribute"))}</button><span class="msg"></span></form>`;
+}
+
 document.addEventListener("submit", async (e) => {
   const form = e.target;
   if (!form || form.id !== "tribute-form" || !TID) return;
@@ -351,12 +363,11 @@ function drawGoujiSide(v, live, trick) {
   const tributePoints = (p.tribute_points || []).map((x) => `${esc(goujiName(v, x.seat))} ${esc(x.what)} +${esc(x.points)}`).join(" · ");
   const rule = p.tribute_rule || {};
   const ruleText = { per_card: t("each card handed over scores 1 for the receiver (吃贡者), none for the giver"), points: t("scored as the items 点贡, 闷贡, 烧贡; the cards are not counted"), none: t("this sheet has no tribute"), unstated: t("the sheet says nothing about tribute: recorded, not scored") }[rule.mode];
-  const form = $("#tribute-form");
-  if (form) {  /* a tribute comes before the deal's first set, where the sheet has one */
-    form.hidden = !(CAN_RULE && v.status === "playing" && !v.tricks.length && !(trick && trick.plays.length) && rule.mode !== "none");
-    for (const sel of $$("select[name=seat], select[name=to]", form)) {
-      if (sel.options.length !== v.seats.length) sel.innerHTML = v.seats.map((s, i) => `<option value="${i}">${esc(s.name)}</option>`).join("");
-    }
+  const entry = $("#tribute-entry");
+  if (entry) {  /* a tribute comes before the deal's first set, where the sheet has one */
+    const open = CAN_RULE && v.status === "playing" && !v.tricks.length && !(trick && trick.plays.length) && rule.mode !== "none";
+    if (!open) entry.innerHTML = "";
+    else if (!$("#tribute-form", entry)) entry.innerHTML = tributeForm(v);
   }
   const ruleEl = $("#gouji-tribute-rule");
   if (ruleEl) ruleEl.innerHTML = `${esc(ruleText || "")}${rule.quote ? ` <span class="muted" data-quote>${esc(t("Sheet: {quote}", { quote: rule.quote }))}</span>` : ""}`;
