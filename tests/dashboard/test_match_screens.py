@@ -6,6 +6,7 @@ table page and the hall, which never say "playing" after ``match_end``."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +39,9 @@ def browser() -> Iterator[Browser]:
         b.close()
 
 
-def site(data: Path, record: list[dict[str, Any]] = RECORD) -> dict[str, Any]:
+@contextmanager
+def site(data: Path, record: list[dict[str, Any]] = RECORD) -> Iterator[dict[str, Any]]:
+    """The dashboard serving ``record`` on table t1 (its desk referee judging), then closed."""
     users = UserStore(data)
     users.add("ref1", "referee", PASSWORD, n=FAST_HASH)
     users.close()
@@ -47,8 +50,13 @@ def site(data: Path, record: list[dict[str, Any]] = RECORD) -> dict[str, Any]:
     for e in record:
         store.append_event("t1", e)
     hub = Hub(store, poll_s=0.02)
-    app = create_app(data, hub=hub, SSE_PING_S=2.0)
-    return {"server": LiveServer(app), "hub": hub, "store": store}
+    server = LiveServer(create_app(data, hub=hub, SSE_PING_S=2.0))
+    try:
+        yield {"server": server, "hub": hub, "store": store}
+    finally:
+        hub.stop()
+        server.close()
+        store.close()
 
 
 def table_page(
@@ -77,49 +85,48 @@ def test_the_match_on_the_table_page_and_the_hall(
     tmp_path: Path, browser: Browser, lang: str
 ) -> None:
     over_word, over_head, playing, accept = WORDS[lang]
-    s = site(tmp_path)
-    url, hub = s["server"].url, s["hub"]
-    ctx, page, errors = table_page(browser, url, lang, accept)
-    try:
-        page.wait_for_selector('#match tr[data-hand="2"]')
-        state = hub.state_json("t1")
-        assert '"levels_after"' in state
-        levels = [h["levels_after"] for h in hub.tables["t1"].view["match"]["hands"]]
-        rows = page.locator("#match tbody tr")
-        assert rows.count() == 2
-        for i, lv in enumerate(levels):
-            assert " : ".join(lv) in rows.nth(i).inner_text()
-        assert page.locator("#match [data-provisional]").count() == 0
-        first = next(e for e in RECORD if e["type"] == "play")  # a read of hand 1 doubted
-        doubt = {"type": "needs_referee", "ref": first["seq"], "reason": "low_confidence"}
-        hub.append("t1", {**doubt, "candidates": [{"cards": first["cards"], "confidence": 0.5}]})
-        page.wait_for_selector('#match tr[data-hand="1"] [data-provisional]')
-        assert page.locator('#match tr[data-hand="2"] [data-provisional]').count() == 0
-        assert playing not in page.inner_text("#play-status")  # between hands
-        assert page.locator('#match button[data-match="start_hand"]').count() == 1
-        page.click('#match button[data-match="end_match"]')
-        page.wait_for_selector("#match-over")
-        assert over_head in page.inner_text("#match-over")
-        assert page.locator("#match-over [data-provisional]").count() == 1  # a read is open
-        assert over_word in page.inner_text("#play-status")
-        assert playing not in page.inner_text("#headline")
-        assert page.locator("#match button[data-match]").count() == 0  # a match is not reopened
-        assert hub.store.events("t1")[-1]["type"] == "match_end"
-        page.screenshot(path=str(SCREENS / f"{lang}-1440-match-over.png"), full_page=True)
-        page.goto(url + "/")
-        page.wait_for_selector("a.tcard .match-over")
-        assert page.locator("a.tcard .match-over [data-provisional]").count() == 1  # hand 1
-        card = page.inner_text("a.tcard")
-        assert over_head in card and playing not in card
-        for lv in levels[-1]:
-            assert lv in page.inner_text("a.tcard .match-over")
-        page.screenshot(path=str(SCREENS / f"{lang}-1440-match-hall.png"), full_page=True)
-        assert not errors, errors
-    finally:
-        ctx.close()
-        hub.stop()
-        s["server"].close()
-        s["store"].close()
+    with site(tmp_path) as s:
+        url, hub = s["server"].url, s["hub"]
+        ctx, page, errors = table_page(browser, url, lang, accept)
+        try:
+            page.wait_for_selector('#match tr[data-hand="2"]')
+            state = hub.state_json("t1")
+            assert '"levels_after"' in state
+            levels = [h["levels_after"] for h in hub.tables["t1"].view["match"]["hands"]]
+            rows = page.locator("#match tbody tr")
+            assert rows.count() == 2
+            for i, lv in enumerate(levels):
+                assert " : ".join(lv) in rows.nth(i).inner_text()
+            assert page.locator("#match [data-provisional]").count() == 0
+            first = next(e for e in RECORD if e["type"] == "play")  # a read of hand 1 doubted
+            doubt = {"type": "needs_referee", "ref": first["seq"], "reason": "low_confidence"}
+            hub.append(
+                "t1", {**doubt, "candidates": [{"cards": first["cards"], "confidence": 0.5}]}
+            )
+            page.wait_for_selector('#match tr[data-hand="1"] [data-provisional]')
+            assert page.locator('#match tr[data-hand="2"] [data-provisional]').count() == 0
+            assert playing not in page.inner_text("#play-status")  # between hands
+            assert page.locator('#match button[data-match="start_hand"]').count() == 1
+            page.click('#match button[data-match="end_match"]')
+            page.wait_for_selector("#match-over")
+            assert over_head in page.inner_text("#match-over")
+            assert page.locator("#match-over [data-provisional]").count() == 1  # a read is open
+            assert over_word in page.inner_text("#play-status")
+            assert playing not in page.inner_text("#headline")
+            assert page.locator("#match button[data-match]").count() == 0  # a match is not reopened
+            assert hub.store.events("t1")[-1]["type"] == "match_end"
+            page.screenshot(path=str(SCREENS / f"{lang}-1440-match-over.png"), full_page=True)
+            page.goto(url + "/")
+            page.wait_for_selector("a.tcard .match-over")
+            assert page.locator("a.tcard .match-over [data-provisional]").count() == 1  # hand 1
+            card = page.inner_text("a.tcard")
+            assert over_head in card and playing not in card
+            for lv in levels[-1]:
+                assert lv in page.inner_text("a.tcard .match-over")
+            page.screenshot(path=str(SCREENS / f"{lang}-1440-match-hall.png"), full_page=True)
+            assert not errors, errors
+        finally:
+            ctx.close()
 
 
 GOUJI = "gouji-core"
@@ -136,25 +143,22 @@ def test_a_gouji_match_over_in_its_own_terms(tmp_path: Path, browser: Browser, l
     judge's deals won and points (the stored deals' scores), not 80-points levels."""
     over_head, won_word, level_word, accept = GOUJI_WORDS[lang]
     truth = judged(GOUJI_RECORD, GOUJI)["match"]["teams"]
-    s = site(tmp_path, GOUJI_RECORD)
-    url, hub = s["server"].url, s["hub"]
-    ctx, page, errors = table_page(browser, url, lang, accept)
-    try:
-        page.wait_for_selector('#match tr[data-hand="2"]')
-        page.click('#match button[data-match="end_match"]')
-        page.wait_for_selector("#match-over")
-        over = page.inner_text("#match-over")
-        points = f"{truth[0]} : {truth[1]}"
-        assert over_head in over and won_word in over and points in over, over
-        assert level_word not in over.split("·", 1)[1], over
-        page.screenshot(path=str(SCREENS / f"{lang}-1440-gouji-match-over.png"), full_page=True)
-        page.goto(url + "/")
-        page.wait_for_selector("a.tcard .match-over")
-        card = page.inner_text("a.tcard .match-over")
-        assert won_word in card and points in card, card
-        assert not errors, errors
-    finally:
-        ctx.close()
-        hub.stop()
-        s["server"].close()
-        s["store"].close()
+    with site(tmp_path, GOUJI_RECORD) as s:
+        url = s["server"].url
+        ctx, page, errors = table_page(browser, url, lang, accept)
+        try:
+            page.wait_for_selector('#match tr[data-hand="2"]')
+            page.click('#match button[data-match="end_match"]')
+            page.wait_for_selector("#match-over")
+            over = page.inner_text("#match-over")
+            points = f"{truth[0]} : {truth[1]}"
+            assert over_head in over and won_word in over and points in over, over
+            assert level_word not in over.split("·", 1)[1], over
+            page.screenshot(path=str(SCREENS / f"{lang}-1440-gouji-match-over.png"), full_page=True)
+            page.goto(url + "/")
+            page.wait_for_selector("a.tcard .match-over")
+            card = page.inner_text("a.tcard .match-over")
+            assert won_word in card and points in card, card
+            assert not errors, errors
+        finally:
+            ctx.close()
