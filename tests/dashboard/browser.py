@@ -2,4 +2,6 @@
 
 from bench.browser import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, LiveServer
 
-__all__ = ["ARTIFACTS", "CHROMIUM", "CHROMIUM_ARGS", "LiveServer"]
+SCREENS = ARTIFACTS.parent / "screens"  # the tests' screenshots (git-ignored)
+
+__all__ = ["ARTIFACTS", "CHROMIUM", "CHROMIUM_ARGS", "SCREENS", "LiveServer"]

@@ -20,16 +20,9 @@ from dashboard.hub import Hub
 from dashboard.users import UserStore
 from engine.names import card_name
 from evidence import EvidenceStore
-from tests.dashboard.browser import LiveServer
+from tests.dashboard.browser import SCREENS, LiveServer
 from tests.dashboard.conftest import FAST_HASH, PASSWORD, match_record
-from tests.dashboard.test_screens import (
-    SCREENS,
-    _prompt_event,
-    browser,  # noqa: F401  (the module's Chromium, a fixture)
-    check_fits,
-    login,
-    open_page,
-)
+from tests.dashboard.test_screens import _prompt_event, check_fits, login, open_page
 
 FIRST = 40
 LANG_CODE = {"zh-CN": "zh_CN", "en": "en"}
@@ -86,7 +79,7 @@ def boxes_drawn(page: Page, root: str) -> list[str]:
 @pytest.mark.parametrize("lang", ["zh-CN", "en"])
 @pytest.mark.parametrize("width", [390, 1440])
 def test_violation_frames_outlined_and_proof_side_by_side(
-    browser: Browser,  # noqa: F811
+    browser: Browser,
     site: dict[str, Any],
     lang: str,
     width: int,
@@ -136,7 +129,7 @@ def test_violation_frames_outlined_and_proof_side_by_side(
 @pytest.mark.parametrize("lang", ["zh-CN", "en"])
 @pytest.mark.parametrize("width", [390, 1440])
 def test_prompt_answered_by_tapping_a_candidate(
-    browser: Browser,  # noqa: F811
+    browser: Browser,
     site: dict[str, Any],
     lang: str,
     width: int,

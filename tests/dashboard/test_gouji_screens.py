@@ -17,9 +17,9 @@ from dashboard.hub import Hub
 from dashboard.users import UserStore
 from engine.gouji.sim import simulate
 from evidence import EvidenceStore
-from tests.dashboard.browser import CHROMIUM, CHROMIUM_ARGS, LiveServer
+from tests.dashboard.browser import SCREENS, LiveServer
 from tests.dashboard.conftest import FAST_HASH, PASSWORD
-from tests.dashboard.test_screens import SCREENS, login, open_page
+from tests.dashboard.test_screens import login, open_page
 
 PROFILE, SEED = "gouji-core", 8
 #: 80-points words that must not appear on a Gouji table, per language
@@ -56,17 +56,6 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     hub.stop()
     server.close()
     store.close()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    from playwright.sync_api import sync_playwright
-
-    SCREENS.mkdir(parents=True, exist_ok=True)
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
 
 
 @pytest.mark.parametrize("lang", ["zh-CN", "en"])

@@ -11,16 +11,16 @@ from typing import Any
 
 import pytest
 from flask.testing import FlaskClient
-from playwright.sync_api import Browser, sync_playwright
+from playwright.sync_api import Browser
 
 from dashboard.app import create_app
 from dashboard.desk import register
 from dashboard.hub import Hub
 from dashboard.users import UserStore
 from evidence import EvidenceStore
-from tests.dashboard.browser import CHROMIUM, CHROMIUM_ARGS, LiveServer
+from tests.dashboard.browser import SCREENS, LiveServer
 from tests.dashboard.conftest import FAST_HASH, PASSWORD, Clock, feed, login, match_record
-from tests.dashboard.test_screens import SCREENS, _prompt_event, check_fits, open_page
+from tests.dashboard.test_screens import _prompt_event, check_fits, open_page
 from tests.dashboard.test_screens import login as browser_login
 
 T1 = match_record()[:40]  # wrong bury count at 4, failed throw at 25, wrong count at 26
@@ -120,15 +120,6 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     hub.stop()
     server.close()
     store.close()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    SCREENS.mkdir(parents=True, exist_ok=True)
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
 
 
 WORDS = {

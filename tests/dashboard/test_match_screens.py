@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
+from playwright.sync_api import Browser, Page
 
 from dashboard.app import create_app
 from dashboard.desk import register
@@ -19,24 +19,15 @@ from dashboard.hub import Hub
 from dashboard.users import UserStore
 from evidence import EvidenceStore
 from tablescan.render_gouji import judged, simulated_deals
-from tests.dashboard.browser import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, LiveServer
+from tests.dashboard.browser import SCREENS, LiveServer
 from tests.dashboard.conftest import FAST_HASH, PASSWORD, match_record
+from tests.dashboard.test_screens import login, open_page
 
-SCREENS = ARTIFACTS.parent / "screens"
 RECORD = [e for e in match_record(seed=2, hands=2, inject=0) if e["type"] != "match_end"]
 WORDS = {
-    "en": ("match over", "Match over", "playing", "en-US,en;q=0.9"),
-    "zh-CN": ("比赛结束", "比赛结束", "进行中", "zh-CN,zh;q=0.9"),
+    "en": ("match over", "Match over", "playing"),
+    "zh-CN": ("比赛结束", "比赛结束", "进行中"),
 }
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    SCREENS.mkdir(parents=True, exist_ok=True)
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
 
 
 @contextmanager
@@ -59,23 +50,10 @@ def site(data: Path, record: list[dict[str, Any]] = RECORD) -> Iterator[dict[str
         store.close()
 
 
-def table_page(
-    browser: Browser, url: str, lang: str, accept: str
-) -> tuple[BrowserContext, Page, list[str]]:
+def table_page(browser: Browser, url: str, lang: str) -> tuple[Any, Page, list[str]]:
     """A referee logged in (``lang``) on table t1's page, with the page's script errors."""
-    ctx = browser.new_context(
-        viewport={"width": 1440, "height": 900},
-        locale=lang,
-        extra_http_headers={"Accept-Language": accept},
-    )
-    page = ctx.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.goto(url + "/login")
-    page.fill("input[name=username]", "ref1")
-    page.fill("input[name=password]", PASSWORD)
-    page.click("form:not(.lang-switch) button[type=submit]")
-    page.wait_for_url(url + "/")
+    ctx, page, errors = open_page(browser, lang, 1440)
+    login(page, url)
     page.goto(url + "/tables/t1")
     return ctx, page, errors
 
@@ -84,10 +62,10 @@ def table_page(
 def test_the_match_on_the_table_page_and_the_hall(
     tmp_path: Path, browser: Browser, lang: str
 ) -> None:
-    over_word, over_head, playing, accept = WORDS[lang]
+    over_word, over_head, playing = WORDS[lang]
     with site(tmp_path) as s:
         url, hub = s["server"].url, s["hub"]
-        ctx, page, errors = table_page(browser, url, lang, accept)
+        ctx, page, errors = table_page(browser, url, lang)
         try:
             page.wait_for_selector('#match tr[data-hand="2"]')
             state = hub.state_json("t1")
@@ -132,8 +110,8 @@ def test_the_match_on_the_table_page_and_the_hall(
 GOUJI = "gouji-core"
 GOUJI_RECORD = [e for e in simulated_deals(GOUJI, 3, hands=2) if e["type"] != "match_end"]
 GOUJI_WORDS = {
-    "en": ("Match over", "deals won", "level", "en-US,en;q=0.9"),
-    "zh-CN": ("比赛结束", "胜局", "级", "zh-CN,zh;q=0.9"),
+    "en": ("Match over", "deals won", "level"),
+    "zh-CN": ("比赛结束", "胜局", "级"),
 }
 
 
@@ -141,11 +119,11 @@ GOUJI_WORDS = {
 def test_a_gouji_match_over_in_its_own_terms(tmp_path: Path, browser: Browser, lang: str) -> None:
     """Two Gouji deals, then a referee ends the match from the page: the result is the
     judge's deals won and points (the stored deals' scores), not 80-points levels."""
-    over_head, won_word, level_word, accept = GOUJI_WORDS[lang]
+    over_head, won_word, level_word = GOUJI_WORDS[lang]
     truth = judged(GOUJI_RECORD, GOUJI)["match"]["teams"]
     with site(tmp_path, GOUJI_RECORD) as s:
         url = s["server"].url
-        ctx, page, errors = table_page(browser, url, lang, accept)
+        ctx, page, errors = table_page(browser, url, lang)
         try:
             page.wait_for_selector('#match tr[data-hand="2"]')
             page.click('#match button[data-match="end_match"]')

@@ -19,10 +19,9 @@ from dashboard.overlay import Layout, LayoutStore
 from dashboard.users import UserStore, overlay_link_id
 from engine.gouji.sim import simulate as gouji_sim
 from evidence import EvidenceStore
-from tests.dashboard.browser import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, LiveServer
+from tests.dashboard.browser import CHROMIUM, CHROMIUM_ARGS, SCREENS, LiveServer
 from tests.dashboard.conftest import match_record
 
-SCREENS = ARTIFACTS.parent / "screens"
 RECORDS = {
     "t1": [e for e in match_record(seed=2, hands=2, inject=0) if e["type"] != "match_end"],
     "g1": [],  # below: a gouji-changshi deal with a tribute (进贡) handed over before play

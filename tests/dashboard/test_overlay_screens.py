@@ -26,10 +26,9 @@ from dashboard.overlay import Layout, LayoutStore
 from dashboard.users import UserStore, overlay_link_id
 from engine.gouji.sim import simulate as gouji_sim
 from evidence import EvidenceStore
-from tests.dashboard.browser import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, LiveServer
+from tests.dashboard.browser import CHROMIUM, CHROMIUM_ARGS, SCREENS, LiveServer
 from tests.dashboard.conftest import match_record
 
-SCREENS = ARTIFACTS.parent / "screens"
 SIZES = ((1280, 720), (1920, 1080))
 LAYOUTS = (("lower-third", "bottom"), ("corner", "top-right"), ("sidebar", "left"))
 TRACTOR = match_record()

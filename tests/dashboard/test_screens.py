@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Browser, Page
 
 from dashboard.app import create_app
 from dashboard.demo import render_frame
@@ -23,10 +23,9 @@ from dashboard.hub import Hub
 from dashboard.users import UserStore
 from evidence import EvidenceStore
 from evidence.live import LiveFiles
-from tests.dashboard.browser import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, LiveServer
+from tests.dashboard.browser import SCREENS, LiveServer
 from tests.dashboard.conftest import FAST_HASH, PASSWORD, match_record
 
-SCREENS = ARTIFACTS.parent / "screens"
 RECORD = match_record()
 FIRST = 40
 WIDTHS = (360, 390, 768, 1440)
@@ -85,15 +84,6 @@ def close_site(site: dict[str, Any]) -> None:
     site["hub"].stop()
     site["server"].close()
     site["store"].close()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    SCREENS.mkdir(parents=True, exist_ok=True)
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
 
 
 @pytest.fixture(scope="module")
