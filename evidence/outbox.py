@@ -26,7 +26,7 @@ from typing import Any
 
 from evidence.chain import canonical_json, link_hash, sha256_bytes
 from evidence.schema import DB_NAME
-from evidence.store import row_body
+from evidence.store import immediate, row_body
 from evidence.verify import Problem, VerifyReport
 
 STREAM_KINDS = ("event", "ruling")
@@ -98,14 +98,8 @@ class _Db:
 
     @contextmanager
     def write(self) -> Iterator[sqlite3.Connection]:
-        with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                yield self._db
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
-            self._db.execute("COMMIT")
+        with immediate(self._db, self._lock) as db:
+            yield db
 
     def read(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         with self._lock:

@@ -74,6 +74,20 @@ class Row:
         }
 
 
+@contextmanager
+def immediate(db: sqlite3.Connection, lock: threading.RLock) -> Iterator[sqlite3.Connection]:
+    """One ``BEGIN IMMEDIATE`` transaction under ``lock``: SQLite's write lock is taken before
+    anything is read, committed on success, rolled back on any exception (re-raised)."""
+    with lock:
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            yield db
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        db.execute("COMMIT")
+
+
 def row_body(kind: str, table: str, seq: int | None, at: float, data: Mapping[str, Any]) -> str:
     """The canonical text a row's hash covers: every column that means something."""
     return canonical_json({"kind": kind, "table": table, "seq": seq, "at": at, "data": data})
@@ -154,13 +168,8 @@ class EvidenceStore:
     def _write(self) -> Iterator[sqlite3.Connection]:
         """One IMMEDIATE transaction: takes SQLite's write lock before reading the chain tip."""
         with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                yield self._db
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
-            self._db.execute("COMMIT")
+            with immediate(self._db, self._lock) as db:
+                yield db
             self._publish_head()
 
     def _publish_head(self) -> None:
