@@ -11,23 +11,13 @@ plays, after the play before it has settled, which is when a seat controller wou
 
 from __future__ import annotations
 
-import json
 import random
 from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
 from vision.calibration import default_layout
-from vision.synth.match_video import (
-    FPS,
-    IMAGE_SIZE,
-    PX,
-    Camera,
-    DrawnMatch,
-    frame_labels,
-    load_art,
-    write_video,
-)
+from vision.synth.match_video import FPS, IMAGE_SIZE, DrawnMatch, film
 from vision.synth.timeline import CARD_H, CARD_W, TABLE, Director, Timeline
 
 AREA_SPAN = 250.0  # table units a set's fan may spread over (a six-seat area is ~260 wide)
@@ -102,14 +92,5 @@ def draw_gouji(
 ) -> DrawnMatch:
     """Draw Gouji deals to ``out`` (.mp4), with ``NAME.labels.jsonl`` beside it."""
     layout = default_layout(6, TABLE, CARD_H)
-    rng = random.Random(seed)
-    art = load_art(split, rng, round(CARD_H * PX), design)
     tl = direct_gouji(events, seed, leads, sweepers)
-    camera = Camera.random(seed, image_size)
-    count = write_video(out, tl, art, seed, 6, camera, fps, image_size)
-    stem = out.with_suffix("")
-    labels_path = stem.with_name(stem.name + ".labels.jsonl")
-    with open(labels_path, "w", encoding="utf-8") as fh:
-        for line in frame_labels(tl, camera):
-            fh.write(json.dumps(line, separators=(",", ":")) + "\n")
-    return DrawnMatch(out, labels_path, count, art.design, tl, camera, layout)
+    return film(out, tl, layout, 6, seed, split, design, fps, image_size)

@@ -402,11 +402,26 @@ def draw_match(
         raise ValueError("events: a match_start event is needed (seats, profile)")
     n = len(start["seats"])
     layout = default_layout(n, TABLE, CARD_H)
-    rng = random.Random(seed)
-    art = load_art(split, rng, round(CARD_H * PX), design)
     tl = direct(events, seed, layout, winners)
+    return film(out, tl, layout, n, seed, split, design, fps, image_size)
+
+
+def film(
+    out: Path,
+    tl: Timeline,
+    layout: Layout,
+    n_seats: int,
+    seed: int,
+    split: str,
+    design: str | None,
+    fps: float,
+    image_size: tuple[int, int],
+) -> DrawnMatch:
+    """The video of a planned match and its ``NAME.labels.jsonl`` beside it (either game):
+    the deck art of ``split`` (or ``design``), a seeded camera, every frame drawn."""
+    art = load_art(split, random.Random(seed), round(CARD_H * PX), design)
     camera = Camera.random(seed, image_size)
-    count = write_video(out, tl, art, seed, n, camera, fps, image_size)
+    count = write_video(out, tl, art, seed, n_seats, camera, fps, image_size)
     stem = out.with_suffix("")
     labels_path = stem.with_name(stem.name + ".labels.jsonl")
     with open(labels_path, "w", encoding="utf-8") as fh:
