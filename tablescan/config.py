@@ -30,6 +30,7 @@ from hall.config import HallConfig, HallConfigError, parse_broker
 
 if TYPE_CHECKING:
     from engine.record import Event
+    from vision.calibration import Layout
 
 ARUCO_DICTS = ("DICT_4X4_50", "DICT_4X4_100", "DICT_5X5_50", "DICT_6X6_50", "DICT_ARUCO_ORIGINAL")
 AREA_KINDS = ("seat", "centre")
@@ -829,6 +830,23 @@ def dump_config(cfg: dict[str, Any]) -> str:
             for item in v:
                 lines += ["", f"[[{k}]]"] + [f"{kk} = {_toml_value(vv)}" for kk, vv in item.items()]
     return "\n".join(lines).lstrip("\n") + "\n"
+
+
+def layout_tables(layout: Layout) -> dict[str, list[dict[str, Any]]]:
+    """A layout's ``[[areas]]`` and ``[[masks]]`` as ``dump_config`` writes them (a rendered
+    table's config, ``tablescan setup``'s default six- or four-seat areas)."""
+    return {
+        "areas": [
+            {
+                "name": a.name,
+                "kind": a.kind,
+                **({"seat": a.seat} if a.seat is not None else {}),
+                "polygon": [list(p) for p in a.polygon],
+            }
+            for a in layout.areas
+        ],
+        "masks": [{"polygon": [list(p) for p in m]} for m in layout.masks],
+    }
 
 
 def _is_value(v: Any) -> bool:

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from tablescan.config import layout_tables
 from vision.calibration import Layout
 from vision.synth.match_video import FPS, MARKER_SIZE, Camera
 from vision.synth.timeline import TABLE
@@ -48,14 +49,5 @@ def table_config(
             "points": [list(p) for p in camera.table_corners_image()],
         },
         "motion": {"still_frames": 2},
-        "areas": [
-            {
-                "name": a.name,
-                "kind": a.kind,
-                **({"seat": a.seat} if a.seat is not None else {}),
-                "polygon": [list(p) for p in a.polygon],
-            }
-            for a in layout.areas
-        ],
-        "masks": [{"polygon": [list(p) for p in m]} for m in layout.masks],
+        **layout_tables(layout),
     }

@@ -43,6 +43,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 def table_values(args: argparse.Namespace) -> dict[str, Any]:
     """The values the file holds (sections → keys); the rest are the schema's defaults."""
+    from tablescan.config import layout_tables
     from vision.calibration import default_layout
 
     game, profile, decks = GAMES[args.game]
@@ -76,16 +77,7 @@ def table_values(args: argparse.Namespace) -> dict[str, Any]:
             "marker_size": float(args.marker_size),
         },
         "evidence": None,  # left out: with --data the store keeps the evidence
-        "areas": [
-            {
-                "name": a.name,
-                "kind": a.kind,
-                **({"seat": a.seat} if a.seat is not None else {}),
-                "polygon": [list(p) for p in a.polygon],
-            }
-            for a in layout.areas
-        ],
-        "masks": [{"polygon": [list(p) for p in m]} for m in layout.masks],
+        **layout_tables(layout),
     }
 
 

@@ -12,7 +12,7 @@ import cv2
 import numpy as np
 import pytest
 
-from tablescan.config import dump_config, load_config
+from tablescan.config import dump_config, layout_tables, load_config
 from tablescan.node import TableNode
 from tablescan.render_gouji import judged, simulated_deals
 from tablescan.wiring import build_node
@@ -52,12 +52,7 @@ def six_seat_config(tmp_path: Path, profile: str = "gouji-abqu") -> Path:
             "levels": ["-", "-"],
         },
         "calibration": {"method": "points", "table_size": [1000.0, 1000.0], "points": CORNERS},
-        "areas": [
-            {"name": a.name, "kind": a.kind, **({"seat": a.seat} if a.seat is not None else {}),
-             "polygon": [list(p) for p in a.polygon]}
-            for a in layout.areas
-        ],
-        "masks": [{"polygon": [list(p) for p in m]} for m in layout.masks],
+        **layout_tables(layout),
     }  # fmt: skip
     path = tmp_path / "gouji.table.toml"
     path.write_text(dump_config(cfg), encoding="utf-8")
