@@ -12,7 +12,7 @@ from typing import Any
 
 from engine.gouji.plays import is_gouji
 from engine.gouji.rules import Rules
-from engine.gouji.scoring import PLACE_NAMES
+from engine.gouji.scoring import PLACE_NAMES, match_summary
 from engine.record import Event
 
 
@@ -74,11 +74,8 @@ class GoujiPanel:
         """A match a referee ended without a result (the dashboard's "end the match"): deals
         judged, each team's recorded points summed, the team ahead (the judge's own sums)."""
         scored = [d["scores"] for d in self.deals if isinstance(d.get("scores"), dict)]
-        teams = [sum(int(s["recorded"][t]) for s in scored) for t in (0, 1)]
-        won = [sum(s["recorded"][t] > s["recorded"][1 - t] for s in scored) for t in (0, 1)]
-        lead = won if self.rules is not None and self.rules.match.first_to else teams
-        winner = None if lead[0] == lead[1] else (0 if lead[0] > lead[1] else 1)
-        return {"hands": len(scored), "teams": teams, "deals_won": won, "winner": winner}
+        first_to = self.rules.match.first_to if self.rules is not None else 0
+        return match_summary([s["recorded"] for s in scored], first_to)
 
     def state(self) -> dict[str, Any]:
         table = list(self.rules.score.places) if self.rules is not None else []

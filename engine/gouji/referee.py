@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from engine.cards import CardError, parse_cards
 from engine.gouji.plays import Shape, analyse, holds_gouji
 from engine.gouji.rules import Rules
-from engine.gouji.scoring import PLACE_NAMES, Outcome, score
+from engine.gouji.scoring import PLACE_NAMES, Outcome, match_summary, score
 from engine.gouji.table import SEATS, TRIBUTE_WHAT, Burn, Table, Tribute, entry_formula
 from engine.record import (
     Event,
@@ -181,38 +181,31 @@ class GoujiReferee:
         }
 
     # --- the match: deal after deal ------------------------------------------------------------
-    def _deals_won(self) -> tuple[int, list[int]]:
-        """Deals played to the end (a void deal is dealt again: it counts for nothing), and the
-        deals each team won on the points recorded (「得分多者为胜局」(L211)); level ones none."""
-        played, won = 0, [0, 0]
-        for h in self.hands:
-            scores = h.get("scores")
-            if not h.get("final") or scores is None:
-                continue
-            played += 1
-            a, b = scores["recorded"]
-            if a != b:
-                won[0 if a > b else 1] += 1
-        return played, won
+    def _recorded(self) -> list[list[int]]:
+        """Each deal played to the end, its teams' recorded points (a void deal is dealt
+        again: it counts for nothing)."""
+        return [
+            list(h["scores"]["recorded"])
+            for h in self.hands
+            if h.get("final") and h.get("scores") is not None
+        ]
 
     def next_hand(self) -> dict[str, Any] | None:
         """The next deal's ``hand_start`` fields, or None once the sheet's match is over (its
         number of deals played, or a team won ``first_to`` deals). The first lead of a later
         deal is the table's (drawn, 亮3 or a sheet's rotation the camera sees): no banker."""
         m = self.rules.match
-        played, won = self._deals_won()
-        if (m.deals and played >= m.deals) or (m.first_to and max(won) >= m.first_to):
+        done = match_summary(self._recorded(), m.first_to)
+        if (m.deals and done["hands"] >= m.deals) or (
+            m.first_to and max(done["deals_won"]) >= m.first_to
+        ):
             return None
         return {"hand": self.hand + 1, "banker": None, "level": "-"}
 
     def match_result(self) -> dict[str, Any]:
         """``match_end``'s ``result``: deals played, each team's points and deals won, and
-        the winning team (None on level points)."""
-        played, won = self._deals_won()
-        teams = self.report()["match"]["teams"]
-        lead = won if self.rules.match.first_to else teams
-        winner = None if lead[0] == lead[1] else (0 if lead[0] > lead[1] else 1)
-        return {"hands": played, "teams": teams, "deals_won": won, "winner": winner}
+        the winning team (None when level)."""
+        return match_summary(self._recorded(), self.rules.match.first_to)
 
     # --- dispatch ------------------------------------------------------------------------------
     def _correction_problem(self, correction: Event) -> str | None:

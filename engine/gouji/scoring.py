@@ -7,6 +7,7 @@ Every point carries an item naming what earned it, so a referee can read the sum
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -128,3 +129,14 @@ def score(rules: Rules, out: Outcome, went_out: list[int]) -> dict[str, Any]:
         "complete": complete,
         "table_from_sheet": s.places_stated,  # False: the sheet has none, the core's is used
     }
+
+
+def match_summary(recorded: Sequence[Sequence[int]], first_to: int) -> dict[str, Any]:
+    """A match's result from each deal's recorded team points: deals, the points summed, the
+    deals each team won (「得分多者为胜局」(L211); a level deal none), and the winner: by
+    deals won where the sheet plays first-to, else by points; None when level."""
+    teams = [sum(int(r[t]) for r in recorded) for t in (0, 1)]
+    won = [sum(r[t] > r[1 - t] for r in recorded) for t in (0, 1)]
+    lead = won if first_to else teams
+    winner = None if lead[0] == lead[1] else (0 if lead[0] > lead[1] else 1)
+    return {"hands": len(recorded), "teams": teams, "deals_won": won, "winner": winner}
