@@ -207,11 +207,10 @@ class TableNode:
     def _deal_open(self) -> bool:
         """A ``hand_start`` is the record's last hand event (no ``hand_end``/``match_end``);
         while a resumed node catches up, the record as far as its replay has come."""
-        events = self.events
-        if self._replay:
-            upto = int(self._replay[0]["seq"])
-            events = [e for e in events if int(e["seq"]) < upto]
-        for ev in reversed(events):
+        upto = int(self._replay[0]["seq"]) if self._replay else None
+        for ev in reversed(self.events):
+            if upto is not None and int(ev["seq"]) >= upto:
+                continue  # stored, not yet replayed
             if ev["type"] in ("hand_end", "match_end"):
                 return False
             if ev["type"] == "hand_start":
