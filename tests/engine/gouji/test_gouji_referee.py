@@ -38,6 +38,11 @@ class Deal:
         self.seq += 1
         return self.ref.feed(e)
 
+    def doubt(self, seq: int, cards: list[str]) -> list[dict[str, Any]]:
+        """The camera's read ``seq`` awaits a referee (a low-confidence ``needs_referee``)."""
+        candidates = [{"cards": cards, "confidence": 0.5}]
+        return self.ev("needs_referee", ref=seq, reason="low_confidence", candidates=candidates)
+
     def play(self, seat: int, cards: str) -> list[dict[str, Any]]:
         return self.ev("play", seat=seat, cards=cards.split(), evidence=f"f{self.seq}")
 
@@ -645,12 +650,7 @@ def test_a_doubted_read_keeps_the_deals_later_violations_provisional() -> None:
     d = Deal("gouji-core", banker=0)
     doubted = d.seq
     d.play(0, "5S")
-    d.ev(
-        "needs_referee",
-        ref=doubted,
-        reason="low_confidence",
-        candidates=[{"cards": ["5S"], "confidence": 0.5}],
-    )
+    d.doubt(doubted, ["5S"])
     [v] = [r for r in d.play(1, "4S") if r["kind"] == "violation"]  # lower: does not beat
     assert v["rule"] == "not_beating" and v["provisional"] is True
     settled = d.ev("ruling", ref=f"seq:{doubted}", decision="upheld", by="ref1")
@@ -662,12 +662,7 @@ def test_a_new_deal_starts_with_no_doubt() -> None:
     d = Deal("gouji-core", banker=0)
     doubted = d.seq
     d.play(0, "5S")
-    d.ev(
-        "needs_referee",
-        ref=doubted,
-        reason="low_confidence",
-        candidates=[{"cards": ["5S"], "confidence": 0.5}],
-    )
+    d.doubt(doubted, ["5S"])
     d.ev("hand_start", hand=2, banker=0, level="-")
     [v] = [r for r in d.play(2, "5S") if r["kind"] == "violation"]  # seat 0 leads
     assert v["rule"] == "out_of_turn" and v["provisional"] is False
@@ -677,12 +672,7 @@ def test_a_corrected_read_is_no_longer_doubted() -> None:
     d = Deal("gouji-core", banker=0)
     doubted = d.seq
     d.play(0, "5S")
-    d.ev(
-        "needs_referee",
-        ref=doubted,
-        reason="low_confidence",
-        candidates=[{"cards": ["5S"], "confidence": 0.5}],
-    )
+    d.doubt(doubted, ["5S"])
     d.ev("correction", ref=doubted, cards=["5C"], why="misread", by="ref1")
     [v] = [r for r in d.play(1, "4C") if r["kind"] == "violation"]
     assert v["rule"] == "not_beating" and v["provisional"] is False
