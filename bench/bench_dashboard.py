@@ -72,14 +72,20 @@ def _desk_supported(hub: Hub) -> bool:
     return hasattr(hub, "judge_table")
 
 
+def _table(tmp: str, mode: str) -> tuple[EvidenceStore, Hub, NodeLike | None]:
+    """A store and hub for table t1, judged by a node (``mode`` node) or the desk."""
+    store = EvidenceStore(tmp, durable=False)
+    hub = Hub(store)
+    node = NodeLike(store, "t1") if mode == "node" else None
+    if mode == "desk" and _desk_supported(hub):
+        hub.judge_table("t1")
+    return store, hub, node
+
+
 def per_event(events: list[dict[str, Any]], at: int, mode: str) -> tuple[float, float, int]:
     """(median ms, max ms, view bytes) of ``Hub.poll`` per event around event ``at``."""
     with tempfile.TemporaryDirectory() as tmp:
-        store = EvidenceStore(tmp, durable=False)
-        hub = Hub(store)
-        node = NodeLike(store, "t1") if mode == "node" else None
-        if mode == "desk" and _desk_supported(hub):
-            hub.judge_table("t1")
+        store, hub, node = _table(tmp, mode)
         for e in events[: at - TIMED]:
             node.write(e) if node else store.append_event("t1", e)
         hub.poll()
@@ -115,11 +121,7 @@ def _next_message(stream: Iterator[Any]) -> Any:
 def per_client(events: list[dict[str, Any]], clients: int, mode: str) -> float:
     """ms per client per event: every open stream produces its next message after an event."""
     with tempfile.TemporaryDirectory() as tmp:
-        store = EvidenceStore(tmp, durable=False)
-        hub = Hub(store)
-        node = NodeLike(store, "t1") if mode == "node" else None
-        if mode == "desk" and _desk_supported(hub):
-            hub.judge_table("t1")
+        store, hub, node = _table(tmp, mode)
         for e in events[: -TIMED - 1]:
             node.write(e) if node else store.append_event("t1", e)
         hub.poll()
