@@ -15,7 +15,16 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("engine", "vision", "firmware_bridge", "evidence", "dashboard", "models", "tablescan")
+PACKAGES = (
+    "engine",
+    "vision",
+    "firmware_bridge",
+    "evidence",
+    "dashboard",
+    "models",
+    "hall",
+    "tablescan",
+)
 OURS = (*PACKAGES, "bench", "tests")
 
 # what each package may import of ours besides itself (None: any of the packages)
@@ -38,7 +47,7 @@ TOP = (
     "tablescan.demo",
     "tablescan.node",
 )
-BELOW_TOP = ("engine", "vision", "firmware_bridge", "evidence", "dashboard", "models")
+BELOW_TOP = ("engine", "vision", "firmware_bridge", "evidence", "dashboard", "models", "hall")
 
 
 @dataclass(frozen=True)
