@@ -18,6 +18,7 @@ from evidence.store import EvidenceStore, row_body
 from hall.broker import LocalBroker
 from hall.config import HallConfig
 from hall.desk import Desk
+from hall.desk_hub import DeskHub
 from hall.simnode import sim_event
 from tests.hall.conftest import DESK_PW, TABLE_PW, TABLES, sim_nodes, wait_for
 
@@ -99,6 +100,11 @@ def test_poison_is_set_aside_and_the_desk_keeps_storing(
         assert "lone surrogate" in problems and "not UTF-8" in problems
         assert all(k["topic"].startswith("tablescan/hall/t2/") for k in kept)
         assert max(len(k["excerpt"]) for k in kept) <= 2048
+        hub = DeskHub(desk.store)  # the hall page's table cards: count and latest problems
+        hub.desk = desk
+        card = {t["id"]: t for t in hub.summary()}["t2"]
+        assert card["poison"] == 7 and len(card["poison_latest"]) == 5
+        assert card["poison_latest"][0] == kept[0]["problem"]
     finally:
         node.terminate()
         node.wait(10)
@@ -218,3 +224,35 @@ def test_big_payloads_neither_pass_the_broker_nor_grow_the_desk(tmp_path: Path) 
         finally:
             desk.stop()
             store.close()
+
+
+def test_the_node_refuses_poison_commands_in_one_line_and_takes_the_next(
+    tmp_path: Path, broker: LocalBroker, desk: Desk, caplog: Any
+) -> None:
+    """Before: an 8,000-deep decision raised RecursionError inside the publisher's turn (a
+    traceback, not counted) and a nested resend request was not refused as one."""
+    from hall.publish import start_publisher
+
+    store = EvidenceStore(tmp_path / "node", durable=False)
+    pub = start_publisher(store, "t1", HallConfig(broker=broker.url, password=TABLE_PW))
+    try:
+        wait_for(pub.connected.is_set, 5, "the node")
+        wait_for(lambda: desk.links().get("t1", {}).get("link") == "online", 5, "t1 online")
+        for what, body in (
+            ("decisions", b"[" * 8000 + b"]" * 8000),
+            ("decisions", b'{"id": "\\udc00", "event": {}}'),
+            ("resend", b'{"from": ' + b"[" * 100 + b"]" * 100 + b"}"),
+            ("resend", b'{"from": true}'),
+        ):
+            desk.client.publish(f"tablescan/hall/t1/{what}", body, qos=1)
+        good = {"v": 1, "t": 0.0, "type": "match_start", "game": "tractor", "profile": "sim"}
+        good |= {"seats": ["N", "E", "S", "W"], "teams": [[0, 2], [1, 3]], "levels": ["2", "2"]}
+        pending = desk.decide("t1", good)
+        assert pending.done.wait(10), "the good decision after the poison"
+        assert pub.stats["refused"] == 4
+        refusals = [r for r in caplog.records if "refused" in r.getMessage()]
+        assert len(refusals) == 4 and all(r.exc_info is None for r in refusals)
+        assert "nested 8000 deep" in refusals[0].getMessage()
+    finally:
+        pub.stop()
+        store.close()
