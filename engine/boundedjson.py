@@ -12,6 +12,7 @@ measured on the text before ``json.loads`` sees it, so every failure is one ``Ba
 from __future__ import annotations
 
 import json
+import math
 import re
 from itertools import accumulate
 from typing import Any
@@ -50,7 +51,10 @@ def _bounded_float(limit: int) -> Any:
     def parse_float(s: str) -> float:
         if len(s) > limit + 8:  # digits, a point, an exponent
             raise BadJson(f"a number of {len(s)} characters (at most {limit + 8})")
-        return float(s)
+        value = float(s)
+        if not math.isfinite(value):
+            raise BadJson(f"the number {s} is out of range")
+        return value
 
     return parse_float
 
