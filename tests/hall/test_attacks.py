@@ -256,3 +256,40 @@ def test_the_node_refuses_poison_commands_in_one_line_and_takes_the_next(
     finally:
         pub.stop()
         store.close()
+
+
+def test_the_hall_page_shows_what_the_desk_set_aside(
+    tmp_path: Path, broker: LocalBroker, desk: Desk
+) -> None:
+    """The referee sees it: the table's card on the hall page (real Chromium) counts the
+    messages set aside and names the latest problem."""
+    from playwright.sync_api import sync_playwright
+
+    from dashboard.app import create_app
+    from dashboard.users import UserStore
+    from tests.dashboard.browser import CHROMIUM, CHROMIUM_ARGS, LiveServer
+    from tests.dashboard.conftest import FAST_HASH, PASSWORD
+
+    bad = Attacker(broker, "t2")
+    bad.send("tablescan/hall/t2/events", b"[" * 100_000 + b"]" * 100_000)
+    bad.close()
+    wait_for(lambda: desk.links().get("t2", {}).get("poison") == 1, 10, "the poison set aside")
+    UserStore(desk.store.data_dir).add("ref1", "referee", PASSWORD, n=FAST_HASH)
+    hub = DeskHub(desk.store, poll_s=0.05)
+    hub.desk = desk
+    server = LiveServer(create_app(desk.store.data_dir, hub=hub, SSE_PING_S=1.0))
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            page = browser.new_page()
+            page.goto(server.url + "/login")
+            page.fill("input[name=username]", "ref1")
+            page.fill("input[name=password]", PASSWORD)
+            page.click("button[type=submit]")
+            page.wait_for_selector('a.tcard .poison[data-poison="1"]', timeout=10_000)
+            text = page.inner_text("a.tcard .poison")
+            assert "nested 100000 deep" in text and "1" in text
+            browser.close()
+    finally:
+        hub.stop()
+        server.close()
