@@ -14,6 +14,7 @@ from flask import Blueprint, Response, current_app, jsonify, request, send_file,
 
 from dashboard.auth import current_user, role_required
 from dashboard.hub import Hub
+from dashboard.jsonbody import payload
 from dashboard.sse import hall_stream, table_stream
 from engine.cards import CardError, format_cards, parse_cards
 from evidence import EvidenceStore, StoreError
@@ -44,10 +45,7 @@ def _table_or_404(tid: str) -> Any:
 
 
 def _payload() -> dict[str, Any]:
-    if request.is_json:
-        data = request.get_json(silent=True)
-        return data if isinstance(data, dict) else {}
-    return request.form.to_dict()
+    return payload()  # bounded; a bad JSON body is a 400 naming its problem
 
 
 def _bad(message: str, status: int = 400) -> tuple[Response, int]:
@@ -152,7 +150,7 @@ def stream(tid: str) -> Any:
     if _table_or_404(tid) is None:
         return _bad(f"no table {tid!r} on this node", 404)
     raw = request.headers.get("Last-Event-ID") or request.args.get("last_event_id")
-    last = int(raw) if raw and raw.lstrip("-").isdigit() else None
+    last = int(raw) if raw and len(raw) < 19 and raw.lstrip("-").isdigit() else None
     ping = float(current_app.config["SSE_PING_S"])
     return _sse(table_stream(hub(), tid, last, ping))
 

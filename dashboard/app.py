@@ -14,6 +14,7 @@ from flask import Flask
 
 from dashboard import api, auth, corrections, i18n, overlay, pages
 from dashboard.hub import Hub
+from dashboard.jsonbody import BoundedJSON
 from dashboard.users import UserStore
 from evidence import EvidenceStore
 
@@ -38,6 +39,7 @@ def create_app(
     data = Path(data_dir)
     data.mkdir(parents=True, exist_ok=True)
     app = Flask(__name__)
+    app.json = BoundedJSON(app)  # request JSON within bounds everywhere (dashboard.jsonbody)
     app.config.update(
         SECRET_KEY=_secret_key(data),
         SESSION_COOKIE_HTTPONLY=True,

@@ -6,8 +6,9 @@ The cookie (Flask's signed one: HttpOnly, SameSite=Strict) carries only a random
 and the CSRF token; who is logged in is the server's ``sessions`` table (``dashboard.users``),
 so logout, a password reset or a role change ends the session even in a copied cookie.
 Login tries are limited per account and per client, atomically in SQLite, with a back-off that
-grows 1, 2, 4 ... s up to 30 s (never a permanent lock). After login, ``next`` is followed
-only to a path on this site.
+grows 1, 2, 4 ... s up to 30 s (never a permanent lock); an account's back-off holds only
+clients that failed themselves, so strangers' guesses never lock the real user out. After
+login, ``next`` is followed only to a path on this site.
 """
 
 from __future__ import annotations
@@ -134,7 +135,11 @@ def login() -> Any:
         name = request.form.get("username", "")[:64]
         password = request.form.get("password", "")[:1024]
         account, client = f"user:{name}", f"client:{request.remote_addr}"
-        wait = users().login_attempt([(account, ACCOUNT_FREE_TRIES), (client, CLIENT_FREE_TRIES)])
+        pair = f"{account} {client}"  # the account as tried from this client
+        wait = users().login_attempt(
+            [(pair, ACCOUNT_FREE_TRIES), (client, CLIENT_FREE_TRIES)],
+            shared=[(account, ACCOUNT_FREE_TRIES)],  # holds only clients that failed themselves
+        )
         user = None if wait else users().authenticate(name, password)
         if user is None:
             if wait:
@@ -147,7 +152,7 @@ def login() -> Any:
             current_app.extensions["tablescan.counters"]["login_refused"] += 1
             log.warning("failed login for %r from %s", name, request.remote_addr)
         else:
-            users().login_succeeded(account, client)
+            users().login_succeeded(account, client, pair=pair)
             old = session.get("sid")
             if isinstance(old, str):
                 users().end_session(old)

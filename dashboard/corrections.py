@@ -15,12 +15,13 @@ import re
 from collections.abc import Mapping
 from typing import Any, cast
 
-from flask import Blueprint, current_app, jsonify, request
+from flask import Blueprint, current_app, jsonify
 from flask_babel import gettext
 
 from dashboard.api import hub
 from dashboard.auth import current_user, role_required
 from dashboard.i18n import rule_name
+from dashboard.jsonbody import payload
 from dashboard.view import TableFold
 from engine.cards import CardError, format_cards, parse_cards
 from engine.games import referee_for
@@ -196,7 +197,7 @@ def preview(tid: str) -> Any:
     table = hub().tables.get(tid)
     if table is None:
         return _bad(f"no table {tid!r} on this node", 404)
-    data = request.get_json(silent=True) or {}
+    data = payload()
     event = _proposed(table, data if isinstance(data, dict) else {})
     if isinstance(event, str):
         return _bad(event)
@@ -222,7 +223,7 @@ def undo(tid: str, seq: int) -> Any:
     table = hub().tables.get(tid)
     if table is None:
         return _bad(f"no table {tid!r} on this node", 404)
-    data = request.get_json(silent=True) or {}
+    data = payload()
     event = _undo_event(table, seq, str(data.get("why") or "") if isinstance(data, dict) else "")
     if isinstance(event, str):
         return _bad(event)

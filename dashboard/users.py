@@ -16,6 +16,7 @@ import secrets
 import sqlite3
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -192,12 +193,21 @@ class UserStore:
 
     # -- login limits: atomic in SQLite, so parallel guesses cannot race past them ------------
 
-    def login_attempt(self, keys: list[tuple[str, int]], now: float | None = None) -> float:
-        """Reserve one password try for every ``(key, free tries)``, e.g. the account and the
-        client. Returns 0.0 when the try may go ahead (it is counted as a failure until
-        ``login_succeeded``), else the seconds to wait. One IMMEDIATE transaction, so 40
-        parallel guesses get exactly the tries allowed, never more."""
+    def login_attempt(
+        self,
+        keys: list[tuple[str, int]],
+        now: float | None = None,
+        *,
+        shared: Sequence[tuple[str, int]] = (),
+    ) -> float:
+        """Reserve one password try for every ``(key, free tries)``, e.g. the client and the
+        account as tried from it. Returns 0.0 when the try may go ahead (it is counted as a
+        failure until ``login_succeeded``), else the seconds to wait. ``shared`` keys (the
+        account over every client) are counted too, but their back-off holds only a client
+        with failures of its own: strangers' guesses never lock out a client that made none.
+        One IMMEDIATE transaction, so 40 parallel guesses get exactly the tries allowed."""
         now = time.time() if now is None else now
+        every = [*keys, *shared]
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
             try:
@@ -205,16 +215,22 @@ class UserStore:
                     k: self._db.execute(
                         "SELECT failures, next_ok FROM login_limits WHERE key=?", (k,)
                     ).fetchone()
-                    for k, _free in keys
+                    for k, _free in every
                 }
-                wait = max((r[1] - now for r in rows.values() if r), default=0.0)
+
+                def live(k: str) -> bool:  # failures not yet forgiven by a quiet spell
+                    r = rows[k]
+                    return r is not None and int(r[0]) > 0 and now - r[1] <= FORGIVE_S
+
+                holding = [k for k, _ in keys]
+                if any(live(k) for k, _ in keys):
+                    holding += [k for k, _ in shared]
+                wait = max((rows[k][1] - now for k in holding if rows[k]), default=0.0)
                 if wait > 0:
                     self._db.execute("COMMIT")
                     return wait
-                for k, free in keys:
-                    row = rows[k]
-                    # a long quiet spell forgives old failures
-                    failures = 0 if row is None or now - row[1] > FORGIVE_S else int(row[0])
+                for k, free in every:
+                    failures = int(rows[k][0]) if live(k) else 0
                     failures += 1
                     self._db.execute(
                         "INSERT OR REPLACE INTO login_limits(key, failures, next_ok, last)"
@@ -227,11 +243,11 @@ class UserStore:
                 raise
         return 0.0
 
-    def login_succeeded(self, account: str, client: str) -> None:
+    def login_succeeded(self, account: str, client: str, *, pair: str | None = None) -> None:
         """The account's back-off ends; the client's try is handed back (not forgiven all:
         an attacker's own good login must not wipe its guesses at other accounts)."""
         with self._lock:
-            self._db.execute("DELETE FROM login_limits WHERE key=?", (account,))
+            self._db.execute("DELETE FROM login_limits WHERE key IN (?, ?)", (account, pair))
             self._db.execute(
                 "UPDATE login_limits SET failures = max(0, failures - 1) WHERE key=?", (client,)
             )

@@ -28,6 +28,7 @@ from importlib import resources
 from pathlib import Path
 from typing import IO, Any, Required, TypedDict, cast
 
+from engine.boundedjson import BadJson, parse
 from engine.cards import Card, parse_cards
 
 log = logging.getLogger(__name__)
@@ -355,13 +356,17 @@ class RecordReader:
         """Validate ``obj`` (a dict or one JSON text line); the event, or None if rejected."""
         try:
             if isinstance(obj, (str, bytes)):
-                text = obj.decode("utf-8") if isinstance(obj, bytes) else obj
                 try:
-                    obj = json.loads(text)
-                except json.JSONDecodeError as e:
-                    raise RecordError(f"not JSON ({e.msg} at column {e.colno})") from None
+                    text = obj.decode("utf-8") if isinstance(obj, bytes) else obj
                 except UnicodeDecodeError as e:
                     raise RecordError(f"not UTF-8 text ({e.reason})") from None
+                try:  # bounded: deep nesting, huge numbers, lone surrogates are one line
+                    obj = parse(text, max_bytes=MAX_LINE * 4)
+                except BadJson as e:
+                    msg = str(e)
+                    raise RecordError(
+                        msg if msg.startswith("not ") else f"not JSON: {msg}"
+                    ) from None
             raw_seq = obj.get("seq") if isinstance(obj, dict) else None
             try:
                 event = validate_event(obj)

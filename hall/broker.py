@@ -1,6 +1,7 @@
 """A real Mosquitto on a loopback port, for the tests, the bench and a try-out desk.
 
-``LocalBroker(dir, users={...})`` writes a config from the shipped ACL, a password file and
+``LocalBroker(dir, users={...})`` writes a config with the shipped limits (message size,
+queues, client id = user name), the hall's ACL and password file (``hall.passwords``) and
 (optionally) a TLS listener, starts ``mosquitto`` and waits for its port; ``kill()`` is a
 SIGKILL (what a power cut does to a broker), ``start()`` brings it back on the same port with
 the same persistence file.
@@ -18,9 +19,31 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from hall.passwords import write_password_file
+from hall.passwords import write_acl, write_password_file
 
 SHIPPED = Path(__file__).parent / "mosquitto"
+# the shipped config's lines a test broker takes as they are (the hall's limits)
+LIMITS = (
+    "max_queued_messages",
+    "max_queued_bytes",
+    "max_inflight_messages",
+    "max_packet_size",
+)
+LISTENER = ("use_username_as_clientid",)  # listener options: after each ``listener`` line
+
+
+def shipped_limits(*, packet_size: bool = True) -> list[str]:
+    """The limit lines of ``hall/mosquitto/mosquitto.conf`` (without ``max_packet_size`` to
+    try what reaches the desk when a broker lets a big message through)."""
+    keep = [k for k in LIMITS if packet_size or k != "max_packet_size"]
+    return _shipped(keep)
+
+
+def _shipped(keys: list[str] | tuple[str, ...]) -> list[str]:
+    lines = (SHIPPED / "mosquitto.conf").read_text().splitlines()
+    return list(dict.fromkeys(ln.strip() for ln in lines if ln.split(" ", 1)[0] in keys))
+
+
 MOSQUITTO = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
 
 
@@ -46,6 +69,8 @@ class LocalBroker:
         port: int | None = None,
         tls: TlsFiles | None = None,
         autosave_s: int = 10,
+        hall: str = "hall",
+        packet_limit: bool = True,
     ) -> None:
         self.dir = Path(workdir)
         self.dir.mkdir(parents=True, exist_ok=True)
@@ -53,7 +78,7 @@ class LocalBroker:
         self.tls = tls
         self.proc: subprocess.Popen[bytes] | None = None
         write_password_file(self.dir / "passwd", users)
-        shutil.copy(SHIPPED / "acl", self.dir / "acl")
+        write_acl(self.dir / "acl", hall)
         lines = [
             "per_listener_settings false",
             # run as whoever starts it (as root mosquitto would switch to 'mosquitto', which
@@ -65,12 +90,12 @@ class LocalBroker:
             "persistence true",
             f"persistence_location {self.dir}/",
             f"autosave_interval {autosave_s}",
-            "max_queued_messages 200000",
-            "max_inflight_messages 100",
+            *shipped_limits(packet_size=packet_limit),
             "log_dest stderr",
             "log_type error",
             "log_type warning",
             f"listener {self.port} 127.0.0.1",
+            *_shipped(LISTENER),
         ]
         if tls is not None:
             lines += [f"cafile {tls.ca}", f"certfile {tls.cert}", f"keyfile {tls.key}"]

@@ -31,17 +31,25 @@ from typing import Any
 
 import paho.mqtt.client as mqtt
 
-from evidence.chain import link_hash
 from evidence.outbox import Ledger, ruling_key
-from evidence.store import EvidenceStore, StoreError, row_body
+from evidence.store import EvidenceStore, StoreError
 from evidence.verify import Problem, VerifyReport, verify_store
 from hall.client import connect_async, make_client
 from hall.config import HallConfig
+from hall.intake import (
+    ChainEnd,
+    FutureBuffer,
+    Poison,
+    Poisoned,
+    choose,
+    parse_item,
+    parse_state,
+    self_consistent,
+)
 from hall.topics import split, topic
 
 log = logging.getLogger(__name__)
 
-MAX_BUFFER = 20_000  # out-of-order messages kept per table while a gap is filled
 RESEND_EVERY_S = 2.0  # ask again for a gap that made no progress for this long
 DECISION_RETRY_S = 5.0
 
@@ -56,7 +64,8 @@ class TableLink:
     node_head: int = -1  # the node's own head, from its state heartbeat
     heard: float = 0.0  # wall time of the last message of any kind
     state: dict[str, Any] = field(default_factory=dict)
-    buffer: dict[int, dict[str, Any]] = field(default_factory=dict)
+    buffer: FutureBuffer = field(default_factory=FutureBuffer)
+    end: ChainEnd = field(default_factory=ChainEnd)  # the node row stored last
     resend_from: int | None = None
     resend_at: float = 0.0
     resend_stored: int = -1  # what was stored when the desk last asked (progress check)
@@ -65,9 +74,10 @@ class TableLink:
 
     def gap(self) -> tuple[int, int] | None:
         """The missing positions (first, last), if the desk is behind what it has seen."""
-        seen = max([self.node_head, *self.buffer.keys()])
+        waiting = self.buffer.positions()
+        seen = max([self.node_head, *waiting])
         if seen > self.stored:
-            last = min(self.buffer) - 1 if self.buffer else seen
+            last = min(waiting) - 1 if waiting else seen
             return (self.stored + 1, last)
         return None
 
@@ -109,12 +119,21 @@ class Desk:
         self.late_s = late_s
         self.on_change = on_change
         self.ledger = Ledger(store.data_dir)
+        self.poison = Poison(store.data_dir)
         self.tables: dict[str, TableLink] = {}
+        ends = self.poison.chain_ends()
         for tid, head in self.ledger.heads().items():
-            self.tables[tid] = TableLink(tid, stored=head)
+            self.tables[tid] = TableLink(tid, stored=head, end=ends.get(tid, ChainEnd()))
         # (node append time, ms from the node's append to this store): for the bench
         self.latencies: list[tuple[float, float]] = []
-        self.stats = {"received": 0, "stored": 0, "duplicates": 0, "refused": 0, "resends": 0}
+        self.stats = {
+            "received": 0,
+            "stored": 0,
+            "duplicates": 0,
+            "refused": 0,
+            "resends": 0,
+            "poison": 0,
+        }
         self.pending: dict[str, Pending] = {}
         self._lock = threading.RLock()
         self._stop = threading.Event()
@@ -141,6 +160,7 @@ class Desk:
         self.client.disconnect()
         self.client.loop_stop()
         self.ledger.close()
+        self.poison.close()
 
     def _run(self) -> None:
         while not self._stop.wait(0.5):
@@ -181,6 +201,15 @@ class Desk:
                     self._ask_resend(link, link.stored + 1, time.time())
 
     def _on_message(self, _c: Any, _u: Any, msg: mqtt.MQTTMessage) -> None:
+        """Never raises: paho acknowledges the message when this returns, and an exception
+        out of here would end paho's network thread (and the desk's hearing) for good."""
+        try:
+            self._take(msg)
+        except Exception as e:  # a bug met by a message: keep it aside, keep listening
+            log.exception("desk: %s: message not handled", msg.topic)
+            self._keep_poison(msg, f"not handled: {type(e).__name__}")
+
+    def _take(self, msg: mqtt.MQTTMessage) -> None:
         where = split(msg.topic)
         if where is None or where[0] != self.cfg.hall:
             return
@@ -190,40 +219,77 @@ class Desk:
                 link = self.tables.setdefault(tid, TableLink(tid))
                 link.heard = time.time()
                 if what == "events":
-                    self._on_item(link, json.loads(msg.payload))
+                    self._on_item(link, parse_item(tid, msg.payload), len(msg.payload))
                 elif what == "state":
-                    self._on_state(link, json.loads(msg.payload))
+                    self._on_state(link, parse_state(msg.payload))
                 elif what == "status":
                     link.status = msg.payload.decode("utf-8", "replace")[:16]
-        except (ValueError, KeyError, TypeError) as e:
-            self.stats["refused"] += 1
-            log.warning("desk: %s: message refused: %s", msg.topic, e)
+        except Poisoned as e:
+            self._keep_poison(msg, str(e))
             return
         if self.on_change is not None:
             self.on_change(tid)
 
+    def _keep_poison(self, msg: mqtt.MQTTMessage, problem: str) -> None:
+        """One line naming table, topic and problem; the message kept for a referee."""
+        where = split(msg.topic)
+        tid = where[1] if where is not None else "?"
+        self.stats["refused"] += 1
+        self.stats["poison"] += 1
+        log.warning("desk: table %s, %s: message set aside: %s", tid, msg.topic, problem)
+        try:
+            self.poison.keep(tid, msg.topic, problem, bytes(msg.payload))
+        except Exception:  # a full disk must not stop the hearing either
+            log.exception("desk: could not keep the refused message of table %s", tid)
+
     # -- the stream ----------------------------------------------------------------------------
 
-    def _on_item(self, link: TableLink, item: dict[str, Any]) -> None:
+    def _on_item(self, link: TableLink, item: dict[str, Any], size: int) -> None:
         self.stats["received"] += 1
         pos = item["seq"]
-        if not isinstance(pos, int) or item.get("table") != link.id:
-            raise ValueError(f"table {link.id}: message for {item.get('table')!r} pos {pos!r}")
-        if pos <= link.stored or pos in link.buffer:
+        if not self_consistent(link.id, item):
+            raise Poisoned(f"position {pos}: not what the node chained (hash differs)")
+        if pos <= link.stored:
             link.duplicates += 1
             self.stats["duplicates"] += 1
             return
         if pos > link.stored + 1:
-            if len(link.buffer) < MAX_BUFFER:
-                link.buffer[pos] = item
+            why = link.buffer.add(link.stored, item, size)
+            if why is not None:
+                log.warning("desk: table %s: position %s not kept: %s", link.id, pos, why)
             if link.resend_from != link.stored + 1:
                 self._ask_resend(link, link.stored + 1, time.time())
             return
-        self._store(link, item)
-        while link.stored + 1 in link.buffer:
-            self._store(link, link.buffer.pop(link.stored + 1))
+        arrived: dict[str, Any] | None = item
+        while True:
+            waiting = link.buffer.take(link.stored + 1)
+            best = choose(link.end, waiting, arrived)
+            if best is None and arrived is None:  # nothing that links strictly waits here
+                for other in waiting:  # back: they may come in order (a resend) or be refused
+                    link.buffer.add(link.stored, other, len(json.dumps(other)))
+                break
+            for other in [*waiting, *([arrived] if arrived is not None else [])]:
+                if best is None or other["node"]["hash"] != best["node"]["hash"]:
+                    self._refuse_candidate(link, other, best is not None)
+            if best is None:  # none links: wait for the genuine one (asked again)
+                self._ask_resend(link, link.stored + 1, time.time())
+                break
+            self._store(link, best)
+            arrived = None
+            if link.stored + 1 not in link.buffer:
+                break
         if not link.buffer and link.node_head <= link.stored:
             link.resend_from = None
+
+    def _refuse_candidate(self, link: TableLink, item: dict[str, Any], lost: bool) -> None:
+        why = "another message took its place" if lost else "does not link to the chain held"
+        problem = f"position {item['seq']}: {why}"
+        link.refused += 1
+        self.stats["refused"] += 1
+        self.stats["poison"] += 1
+        log.warning("desk: table %s: message set aside: %s", link.id, problem)
+        body = json.dumps(item, ensure_ascii=False).encode()
+        self.poison.keep(link.id, topic(self.cfg.hall, link.id, "events"), problem, body)
 
     def _on_state(self, link: TableLink, state: dict[str, Any]) -> None:
         link.state = state
@@ -244,13 +310,6 @@ class Desk:
         """Store one in-order item (or refuse it and move on, counted and logged)."""
         pos, kind, data, node = item["seq"], item["kind"], item["data"], item["node"]
         seq = data.get("seq") if kind == "event" else None
-        body = row_body(kind, link.id, seq, float(node["at"]), data)
-        if kind not in ("event", "ruling") or link_hash(node["prev"], body) != node["hash"]:
-            link.refused += 1
-            self.stats["refused"] += 1
-            log.error("desk: table %s pos %s: not what the node chained; refused", link.id, pos)
-            link.stored = pos  # the resend would bring the same bytes: show it, do not stall
-            return
         try:
             if kind == "event":
                 self.store.append_event(link.id, data)
@@ -262,12 +321,14 @@ class Desk:
             link.refused += 1
             self.stats["refused"] += 1
             log.error("desk: table %s pos %s refused by the store: %s", link.id, pos, e)
-            link.stored = pos
+            link.stored = pos  # the node chained it: a resend brings the same; do not stall
+            link.end = ChainEnd(int(node["row"]), node["hash"])
             return
         self.ledger.record(
             link.id, pos, kind, ref, int(node["row"]), float(node["at"]), node["prev"], node["hash"]
         )
         link.stored = pos
+        link.end = ChainEnd(int(node["row"]), node["hash"])
         self.stats["stored"] += 1
         at = float(node["at"])
         self.latencies.append((at, (time.time() - at) * 1000.0))
@@ -317,6 +378,7 @@ class Desk:
     def links(self) -> dict[str, dict[str, Any]]:
         """Per table: link (online/offline/late), stored position, gap, duplicates dropped."""
         now = time.time()
+        poison = self.poison.counts()
         with self._lock:
             return {
                 tid: {
@@ -327,6 +389,7 @@ class Desk:
                     "duplicates": t.duplicates,
                     "refused": t.refused,
                     "heard_s_ago": round(now - t.heard, 1) if t.heard else None,
+                    "poison": poison.get(tid, 0),
                     "pending_decisions": sum(
                         1 for p in self.pending.values() if p.table == tid and p.seq is None
                     ),

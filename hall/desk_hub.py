@@ -52,4 +52,8 @@ class DeskHub(Hub):
                 entry["link"] = info["link"]
                 entry["gap"] = info["gap"]
                 entry["pending_decisions"] = info["pending_decisions"]
+                entry["poison"] = info["poison"]
+                if info["poison"]:  # the latest problems, for the referee's eye
+                    kept = self.desk.poison.listing(entry["id"], limit=5) if self.desk else []
+                    entry["poison_latest"] = [k["problem"] for k in kept]
         return sorted(out, key=lambda t: str(t["id"]))

@@ -1,8 +1,10 @@
 """Mosquitto password files without ``mosquitto_passwd``: ``python -m hall.passwords``.
 
 Writes the broker's ``passwd`` (PBKDF2-SHA512, mosquitto 2's ``$7$`` format) for the desk and
-each table, and ``credentials.txt`` (0600) with the generated passwords to hand out, one line
-per table: copy a table's password into its node's ``password_file``.
+each table, the ``acl`` for the hall's own name (a table publishes only under
+``tablescan/<hall>/<its id>/``, never under another hall's name), and ``credentials.txt``
+(0600) with the generated passwords to hand out, one line per table: copy a table's password
+into its node's ``password_file``.
 """
 
 from __future__ import annotations
@@ -31,17 +33,48 @@ def _write_private(path: Path, text: str) -> None:
         f.write(text)
 
 
+# characters that are MQTT wildcards or topic levels: in a user name they would widen the ACL's
+# %u pattern, in a hall name its topics
+NOT_IN_NAMES = frozenset("/+#:") | frozenset(" \t\r\n\0")
+
+
+def check_name(what: str, name: str) -> None:
+    if not name or any(c in NOT_IN_NAMES or c.isspace() for c in name):
+        raise ValueError(f"{what} {name!r}: no '/', '+', '#', ':' or spaces in it")
+
+
+def acl_text(hall: str, desk: str = "desk") -> str:
+    """Mosquitto's ``acl_file`` for one hall: a table (its user name is its table id, ``%u``)
+    writes only its own events/state/status and reads only its own decisions/resend; the desk
+    reads the hall and writes decisions/resend."""
+    check_name("hall", hall)
+    check_name("user", desk)
+    base = f"tablescan/{hall}"
+    return (
+        f"# Mosquitto ACL for the tablescan hall {hall!r} (written by python -m hall.passwords).\n"
+        f"# A table's broker user name is its table id (%u); never name a table {desk!r}.\n\n"
+        + "".join(f"pattern write {base}/%u/{w}\n" for w in ("events", "state", "status"))
+        + "".join(f"pattern read {base}/%u/{w}\n" for w in ("decisions", "resend"))
+        + f"\nuser {desk}\ntopic read {base}/#\n"
+        + f"topic write {base}/+/decisions\ntopic write {base}/+/resend\n"
+    )
+
+
+def write_acl(path: str | os.PathLike[str], hall: str, desk: str = "desk") -> None:
+    Path(path).write_text(acl_text(hall, desk))
+
+
 def write_password_file(path: str | os.PathLike[str], users: dict[str, str]) -> None:
     """``user:hash`` lines for mosquitto's ``password_file`` (written 0600)."""
     for name in users:
-        if not name or ":" in name or any(c.isspace() for c in name):
-            raise ValueError(f"user {name!r}: no colons or spaces in a broker user name")
+        check_name("user", name)
     _write_private(Path(path), "".join(f"{u}:{hash_password(p)}\n" for u, p in users.items()))
 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m hall.passwords", description=__doc__)
     p.add_argument("--out", required=True, help="directory for passwd and credentials.txt")
+    p.add_argument("--hall", default="hall", help="the hall's name in the topics (the ACL's)")
     p.add_argument("--desk", default="desk", help="the desk's user name (the ACL's 'desk')")
     p.add_argument("tables", nargs="+", help="table ids (each becomes a broker user)")
     args = p.parse_args(argv)
@@ -50,11 +83,15 @@ def main(argv: list[str] | None = None) -> int:
     users = {name: secrets.token_urlsafe(18) for name in [args.desk, *args.tables]}
     try:
         write_password_file(out / "passwd", users)
+        write_acl(out / "acl", args.hall, args.desk)
     except ValueError as e:
         print(f"hall.passwords: {e}", file=sys.stderr)
         return 2
     _write_private(out / "credentials.txt", "".join(f"{u} {pw}\n" for u, pw in users.items()))
-    print(f"wrote {out / 'passwd'} ({len(users)} users) and {out / 'credentials.txt'} (0600)")
+    print(
+        f"wrote {out / 'passwd'} ({len(users)} users), {out / 'acl'} (hall {args.hall!r})"
+        f" and {out / 'credentials.txt'} (0600)"
+    )
     return 0
 
 

@@ -35,6 +35,7 @@ from typing import Any
 
 import paho.mqtt.client as mqtt
 
+from engine.boundedjson import parse
 from evidence.live import LiveFiles
 from evidence.outbox import Outbox, StreamItem
 from evidence.signing import read_head
@@ -46,6 +47,7 @@ from hall.topics import topic
 log = logging.getLogger(__name__)
 
 MAX_DECISION_BYTES = 16 * 1024
+MAX_RESEND_BYTES = 256
 STATE_EVERY_S = 2.0  # while the record moves, the retained state follows at most this often
 
 
@@ -257,9 +259,9 @@ class Publisher:
     def _apply_decision(self, payload: bytes) -> None:
         """Append a desk decision to the node's record once (its id is kept in the event)."""
         try:
-            if len(payload) > MAX_DECISION_BYTES:
-                raise ValueError(f"{len(payload)} bytes is too large")
-            msg = json.loads(payload)
+            msg = parse(payload, max_bytes=MAX_DECISION_BYTES)  # bounded: a BadJson line
+            if not isinstance(msg, dict):
+                raise ValueError("not a JSON object")
             ident, event = msg["id"], msg["event"]
             if not isinstance(ident, str) or not ident or not isinstance(event, dict):
                 raise ValueError("expected {'id': str, 'event': {...}}")
@@ -284,9 +286,13 @@ class Publisher:
 
     def _answer_resend(self, payload: bytes) -> None:
         try:
-            start = int(json.loads(payload)["from"])
-        except (ValueError, KeyError, TypeError):
-            log.warning("table %s: resend request refused: %r", self.table, payload[:80])
+            msg = parse(payload, max_bytes=MAX_RESEND_BYTES)
+            start = msg["from"] if isinstance(msg, dict) else None
+            if not isinstance(start, int) or isinstance(start, bool):
+                raise ValueError(f"'from' is {str(start)[:20]!r}, not a position")
+        except (ValueError, KeyError, TypeError) as e:
+            log.warning("table %s: resend request refused: %s", self.table, e)
+            self.stats["refused"] += 1
             return
         self.outbox.take_new()
         for item in self.outbox.since(start):

@@ -678,7 +678,9 @@ function drawHall(tables) {
     + ((tb.match || {}).over ? `<div class="small match-over"><b>${esc(t("Match over"))}</b> · ${esc(resultText(tb, tb.match.result || {}))}${tb.match.provisional ? ` <span class="status" data-provisional>${esc(t("provisional"))}</span>` : ""}</div>`
       : (tb.match || {}).next_banker != null && tb.status !== "playing" ? `<div class="small">${esc(t("next banker {name}", { name: (tb.players || [])[tb.match.next_banker] || tb.match.next_banker }))}</div>` : "")
     + gameView(tb).hall(tb)
-    + `${tb.needs_referee ? `<div class="small"><b class="warn-text">${esc(t("{n} to check", { n: tb.needs_referee }))}</b></div>` : ""}</a>`).join("");
+    + `${tb.needs_referee ? `<div class="small"><b class="warn-text">${esc(t("{n} to check", { n: tb.needs_referee }))}</b></div>` : ""}`
+    /* messages the hall desk refused and kept aside (hall/intake.py): count, latest problem */
+    + `${tb.poison ? `<div class="small poison" data-poison="${esc(tb.poison)}" title="${esc((tb.poison_latest || []).join("\n"))}"><b class="warn-text">${esc(t("{n} messages set aside by the desk", { n: tb.poison }))}</b>${(tb.poison_latest || []).length ? ` · <span class="muted">${esc(tb.poison_latest[0])}</span>` : ""}</div>` : ""}</a>`).join("");
 }
 
 /* ---------------------------------------------------------------- hall violation queue */

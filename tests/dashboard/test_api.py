@@ -287,3 +287,39 @@ def test_a_second_match_on_a_table_starts_a_fresh_view(app: Flask, hub: Hub, clo
     assert v["hand"] == 1 and v["seq"] == offset + 11
     assert all(p["seq"] >= offset for p in v["plays"])
     assert all(x["at_seq"] >= offset for x in v["violations"])
+
+
+JSON_POSTS = (
+    "/api/tables/t1/rulings",
+    "/api/tables/t1/match",
+    "/api/tables/t1/corrections",
+    "/api/tables/t1/violations",
+    "/api/tables/t1/calibration",
+    "/api/tables/t1/corrections/preview",
+    "/api/tables/t1/corrections/5/undo",
+)
+
+
+@pytest.mark.parametrize(
+    ("body", "problem"),
+    [
+        (b"[" * 30_000 + b"]" * 30_000, "request body: nested 30000 deep (at most 64)"),
+        (b'{"ref": ' + b"9" * 60_000 + b"}", "request body: a number with 60000 digits"),
+        (b'{"ref": 5, "cards": "\\ud800"}', "request body: a lone surrogate '\\ud800'"),
+    ],
+)
+def test_every_json_endpoint_refuses_a_poison_body_with_a_clear_400(
+    client: tuple[FlaskClient, str], body: bytes, problem: str
+) -> None:
+    """Before: the 30k-deep body was a 500 (RecursionError out of get_json), the others were
+    read as an empty body (or a 500 later)."""
+    c, token = client
+    headers = {"X-CSRF-Token": token, "Content-Type": "application/json"}
+    for path in JSON_POSTS:
+        r = c.post(path, data=body, headers=headers)
+        assert r.status_code == 400, (path, r.status_code)
+        assert r.get_json()["error"].startswith(problem), (path, r.get_json())
+    # a stream's Last-Event-ID of 100,000 digits is ignored, not a 500
+    r = c.get("/api/tables/t1/stream", headers={"Last-Event-ID": "9" * 100_000}, buffered=False)
+    assert r.status_code == 200
+    r.close()

@@ -125,6 +125,37 @@ def test_wrong_password_and_lockout(live: Flask) -> None:
     assert client.get("/api/tables").status_code == 401
 
 
+def test_strangers_guesses_never_lock_out_a_client_that_made_none(live: Flask) -> None:
+    """Before: 1,000 bad guesses from elsewhere held the account ~30 s for everyone."""
+    stranger = live.test_client()
+    stranger.environ_base["REMOTE_ADDR"] = "10.9.9.9"
+    page = stranger.get("/login").get_data(as_text=True)
+    token = page.split('name="csrf_token" value="')[1].split('"')[0]
+    codes = set()
+    for _ in range(1000):
+        resp = stranger.post(
+            "/login", data={"username": "ref1", "password": "guess", "csrf_token": token}
+        )
+        codes.add(resp.status_code)
+    assert codes == {401, 429}  # the stranger is held back
+    # a client with a wrong guess of its own still meets the account's back-off
+    other = live.test_client()
+    other.environ_base["REMOTE_ADDR"] = "10.0.0.2"
+    page = other.get("/login").get_data(as_text=True)
+    token = page.split('name="csrf_token" value="')[1].split('"')[0]
+    data = {"username": "ref1", "password": "typo", "csrf_token": token}
+    assert other.post("/login", data=data).status_code == 401
+    data["password"] = PASSWORD
+    assert other.post("/login", data=data).status_code == 429
+    head = live.test_client()
+    head.environ_base["REMOTE_ADDR"] = "10.0.0.1"
+    page = head.get("/login").get_data(as_text=True)
+    token = page.split('name="csrf_token" value="')[1].split('"')[0]
+    resp = head.post("/login", data={"username": "ref1", "password": PASSWORD, "csrf_token": token})
+    assert resp.status_code == 302, resp.status_code
+    assert head.get("/api/tables").status_code == 200
+
+
 def test_pages_redirect_to_login(live: Flask) -> None:
     resp = live.test_client().get("/tables/t1/violations")
     assert resp.status_code == 302 and "/login?next=" in resp.headers["Location"]

@@ -179,3 +179,19 @@ def test_bad_settings_get_one_line_errors(tmp_path: Path) -> None:
         HallConfig(broker="mqtts://desk", ca_file=tmp_path / "missing.crt")
     with pytest.raises(HallConfigError, match="hall 'a/b'"):
         HallConfig(broker="mqtt://desk", hall="a/b")
+
+
+def test_hall_passwords_writes_the_acl_for_the_halls_own_name(tmp_path: Path) -> None:
+    """Before: the shipped ACL said tablescan/+/%u/..., so a table could publish under any hall."""
+    import subprocess
+    import sys
+
+    out = tmp_path / "etc"
+    cmd = [sys.executable, "-m", "hall.passwords", "--out", str(out), "--hall", "spring"]
+    done = subprocess.run([*cmd, "desk", "t1"], capture_output=True, text=True, check=True)
+    assert "acl" in done.stdout
+    acl = (out / "acl").read_text()
+    assert "pattern write tablescan/spring/%u/events" in acl
+    assert "topic read tablescan/spring/#" in acl and "/+/%u" not in acl
+    bad = subprocess.run([*cmd, "desk", "t+"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "user 't+'" in bad.stderr

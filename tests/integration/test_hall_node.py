@@ -58,7 +58,9 @@ def test_a_hall_table_node_delivers_its_whole_record_to_the_desk(
     hand_clip: RenderResult, tmp_path: Path
 ) -> None:
     table = load_config(hand_clip.table).table_id
-    with LocalBroker(tmp_path / "broker", {"desk": DESK_PW, table: TABLE_PW}) as broker:
+    with LocalBroker(
+        tmp_path / "broker", {"desk": DESK_PW, table: TABLE_PW}, hall="spring"
+    ) as broker:
         (tmp_path / "hall.pw").write_text(TABLE_PW + "\n")
         config = config_elsewhere(
             hand_clip,

@@ -299,3 +299,43 @@ def test_a_busy_node_gets_the_newest_frame_and_the_rest_count_as_dropped(
     health = src.health.snapshot()
     assert health["dropped"] >= 6 and health["frames"] >= taken + health["dropped"] - 1
     assert health["camera"] == "ok" and health["losses"] == 0
+
+
+def test_a_file_damaged_mid_way_is_skipped_past_not_ended(
+    clip: RenderResult, tmp_path: Path
+) -> None:
+    """Before: the first frame that did not decode ended the file (and the hand, "source
+    ended"), with no error line."""
+    import json
+    import subprocess
+    import sys
+
+    from engine.record import read_record
+
+    data = bytearray(clip.video.read_bytes())
+    mid, span = len(data) // 2, len(data) // 20
+    data[mid : mid + span] = bytes((i * 37 + 11) % 256 for i in range(span))  # noise
+    bad = tmp_path / "damaged.mp4"
+    bad.write_bytes(bytes(data))
+    labels = clip.video.with_suffix(".labels.jsonl")
+    (tmp_path / "damaged.labels.jsonl").write_bytes(labels.read_bytes())
+    src = VideoSource(str(bad))
+    frames = list(src.frames())
+    src.close()
+    assert len(src.errors) >= 1 and "cannot be decoded (skipped)" in src.errors[0]
+    assert frames[-1].index >= clip.frames - 3  # read on to the end, at video time
+    assert all(f.t == pytest.approx(f.index / clip.fps) for f in frames)
+    out = tmp_path / "match.jsonl"
+    proc = subprocess.run(
+        [
+            sys.executable, "-m", "tablescan", "replay", str(bad),
+            "--config", str(clip.table), "--profile", "standard", "-o", str(out),
+            "--detector", "labels", "--no-evidence",
+        ],
+        capture_output=True, text=True, cwd=Path(__file__).resolve().parents[2], timeout=120,
+    )  # fmt: skip
+    assert "cannot be decoded (skipped)" in proc.stderr, proc.stderr[-2000:]
+    assert json.loads(proc.stdout.strip().splitlines()[-1])["frames"] == len(frames)
+    events, _ = read_record(out)
+    ended = [e for e in events if e["type"] == "hand_end" and e.get("reason") == "source ended"]
+    assert ended == []  # the hand is not ended at the damage

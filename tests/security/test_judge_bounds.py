@@ -76,3 +76,23 @@ def test_an_endless_line_is_skipped_and_the_rest_judged(tmp_path: Path) -> None:
     assert result.returncode == 1, result.stderr[-2000:]
     assert "line 6: line longer than" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_deep_nesting_huge_numbers_and_lone_surrogates_are_one_line_each(tmp_path: Path) -> None:
+    """Before: RecursionError / ValueError tracebacks out of json.loads ended the judging."""
+    events = match_record()[:10]
+    poison = [
+        "[" * 100_000 + "]" * 100_000,
+        '{"v":1,"seq":' + "9" * 100_000 + ',"t":1.0,"type":"pass","seat":1}',
+        '{"v":1,"seq":20,"t":1.0,"type":"pass","seat":1,"meta":{"who":"\\ud800"}}',
+    ]
+    for mode in ([], ["--json"]):
+        result = judge(str(write(tmp_path / "r.jsonl", events, "\n".join(poison) + "\n")), *mode)
+        assert result.returncode == 1, result.stderr[-2000:]
+        assert "Traceback" not in result.stderr
+        errors = [ln for ln in result.stderr.splitlines() if ln.startswith("record error")]
+        assert [e.split(": ", 1)[1] for e in errors] == [
+            "line 11: not JSON: nested 100000 deep (at most 64)",
+            "line 12: not JSON: a number with 100000 digits (at most 40)",
+            "line 13: not JSON: a lone surrogate '\\ud800' in a string",
+        ]
