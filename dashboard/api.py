@@ -157,6 +157,21 @@ def stream(tid: str) -> Any:
     return _sse(table_stream(hub(), tid, last, ping))
 
 
+@bp.get("/hall/witness/<tid>")
+def hall_witness(tid: str) -> Any:
+    """What the desk witnessed for table ``tid`` up to row ``upto`` (optional): the pinned
+    key, every signed head with the desk's receive time, the alarms (``evidence.witness``)."""
+    from evidence.witness import WitnessError, witnessed
+
+    upto = request.args.get("upto")
+    if upto is not None and not upto.isdigit():
+        return _bad(f"upto {upto[:40]!r}: expected a row number")
+    try:
+        return jsonify(witnessed(_store().data_dir, tid, int(upto) if upto else None))
+    except WitnessError as e:
+        return _bad(str(e), 500)
+
+
 @bp.get("/hall/stream")
 def hall() -> Any:
     return _sse(hall_stream(hub(), float(current_app.config["SSE_PING_S"])))

@@ -38,6 +38,7 @@ from evidence.verify import Problem, VerifyReport, verify_store
 from hall.client import connect_async, make_client
 from hall.config import HallConfig
 from hall.topics import split, topic
+from hall.witness import DeskWitness
 
 log = logging.getLogger(__name__)
 
@@ -103,12 +104,14 @@ class Desk:
         user: str = "desk",
         late_s: float = 15.0,
         on_change: Callable[[str], None] | None = None,
+        key_dir: str | None = None,
     ) -> None:
         self.store = store
         self.cfg = cfg
         self.late_s = late_s
         self.on_change = on_change
         self.ledger = Ledger(store.data_dir)
+        self.witness = DeskWitness(store.data_dir, self.ledger, key_dir=key_dir)
         self.tables: dict[str, TableLink] = {}
         for tid, head in self.ledger.heads().items():
             self.tables[tid] = TableLink(tid, stored=head)
@@ -227,6 +230,7 @@ class Desk:
 
     def _on_state(self, link: TableLink, state: dict[str, Any]) -> None:
         link.state = state
+        self.witness.on_head(link.id, state.get("signed_head"))
         head = state.get("head")
         if isinstance(head, int):
             link.node_head = head
@@ -267,6 +271,7 @@ class Desk:
         self.ledger.record(
             link.id, pos, kind, ref, int(node["row"]), float(node["at"]), node["prev"], node["hash"]
         )
+        self.witness.on_row(link.id, int(node["row"]), node["hash"])
         link.stored = pos
         self.stats["stored"] += 1
         at = float(node["at"])
@@ -330,6 +335,7 @@ class Desk:
                     "pending_decisions": sum(
                         1 for p in self.pending.values() if p.table == tid and p.seq is None
                     ),
+                    "witness": self.witness.view(tid),
                 }
                 for tid, t in sorted(self.tables.items())
             }

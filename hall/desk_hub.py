@@ -15,13 +15,16 @@ DECISION_WAIT_S = 3.0  # how long a referee's click waits for the table's record
 
 class DeskHub(Hub):
     desk: Desk | None = None
-    _links: dict[str, str]
+    _links: dict[str, Any]
 
     def changed(self, tid: str) -> None:
         """The desk heard something: wake the hall page if a table's link changed."""
         if self.desk is None:
             return
-        links = {t: v["link"] for t, v in self.desk.links().items()}
+        links = {
+            t: (v["link"], v["witness"]["key_id"], tuple(v["witness"]["alarms"]))
+            for t, v in self.desk.links().items()
+        }
         if links != getattr(self, "_links", None):
             self._links = links
             with self._cond:
@@ -52,4 +55,5 @@ class DeskHub(Hub):
                 entry["link"] = info["link"]
                 entry["gap"] = info["gap"]
                 entry["pending_decisions"] = info["pending_decisions"]
+                entry["witness"] = info.get("witness")
         return sorted(out, key=lambda t: str(t["id"]))

@@ -678,7 +678,18 @@ function drawHall(tables) {
     + ((tb.match || {}).over ? `<div class="small match-over"><b>${esc(t("Match over"))}</b> · ${esc(resultText(tb, tb.match.result || {}))}${tb.match.provisional ? ` <span class="status" data-provisional>${esc(t("provisional"))}</span>` : ""}</div>`
       : (tb.match || {}).next_banker != null && tb.status !== "playing" ? `<div class="small">${esc(t("next banker {name}", { name: (tb.players || [])[tb.match.next_banker] || tb.match.next_banker }))}</div>` : "")
     + gameView(tb).hall(tb)
+    + witnessView(tb.witness)
     + `${tb.needs_referee ? `<div class="small"><b class="warn-text">${esc(t("{n} to check", { n: tb.needs_referee }))}</b></div>` : ""}</a>`).join("");
+}
+
+/* The desk's witness of the table's signed head (issue 27): the pinned key's fingerprint (a
+   referee compares it with the table's set-up sheet when it was pinned on first sight), the
+   last row witnessed, and any alarm (a head that cut, rewrote or changed key) loud in red. */
+function witnessView(w) {
+  if (!w || !w.key_id) return "";
+  const first = w.enrolled_by === "first seen" ? ` <span class="status" data-confirm-key>${esc(t("pinned on first sight: confirm"))}</span>` : "";
+  const alarms = (w.alarms || []).map((a) => `<div class="small witness-alarm" data-witness-alarm><b class="warn-text">${esc(t("WITNESS ALARM"))}</b> ${esc(a)}</div>`).join("");
+  return `<div class="small muted" data-witness>${esc(t("node key {id}", { id: w.key_id }))}${first} · ${esc(t("witnessed to row {n}", { n: w.witnessed_rows ?? "–" }))}</div>${alarms}`;
 }
 
 /* ---------------------------------------------------------------- hall violation queue */
