@@ -365,6 +365,8 @@ def check_report(report: VerifyReport, desk_dir: str | os.PathLike[str]) -> None
     except (OSError, WitnessError) as e:
         report.problems.append(Problem(where, f"witness log unreadable: {e}"))
         return
+    if report.key is None:
+        return  # no head that checks: already a problem, nothing to compare
     if not report.tables:
         report.problems.append(Problem(where, "no table in the record to look up"))
         return
