@@ -393,3 +393,24 @@ def test_enrolled_key_refuses_another(run: Run, tmp_path: Path) -> None:
     fresh = cli("witness", "enrol", "--data", str(desk), "--table", "t9", "--public-key", hexkey)
     assert fresh.returncode == 0 and "pinned" in fresh.stdout
     assert cli("verify", str(run.bundle), "--desk", str(desk)).returncode == 0
+
+
+def test_report_prints_the_fingerprint_and_the_desk_witness(run: Run, tmp_path: Path) -> None:
+    from evidence.report import build_report
+
+    out = tmp_path / "witnessed.zip"
+    done = cli("export", "--data", str(run.data), "--match", "t1", "--lang", "en", "--desk")
+    assert done.returncode == 2  # --desk needs its folder (argparse), nothing written
+    done = cli(
+        *("export", "--data", str(run.data), "--match", "t1", "--lang", "en"),
+        *("--desk", str(run.desk), "-o", str(out)),
+    )
+    assert done.returncode == 0, done.stderr
+    assert f"node key {node_key_id()}, witnessed by desk" in done.stdout, done.stdout
+    with zipfile.ZipFile(out) as zf:
+        page = zf.read("report.html").decode()
+        assert zf.read("report.pdf").startswith(b"%PDF")
+    assert node_key_id() in page and "witnessed by the desk (key" in page
+    files, _manifest = open_bundle(run.bundle)
+    plain = build_report(files, {"match": "t1", "table": "t1", "head": _manifest["head"]}, "en")
+    assert node_key_id() in plain and "not checked with a desk at export" in plain
