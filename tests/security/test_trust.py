@@ -35,6 +35,7 @@ from evidence.verify import SIGNATURE_FILE, SIGNATURE_FORMAT, manifest_hash
 from hall.broker import LocalBroker
 from hall.config import HallConfig
 from hall.desk import Desk
+from hall.desk_hub import DeskHub
 from hall.publish import start_publisher
 from tests.hall.conftest import DESK_PW, TABLE_PW, wait_for
 from tests.keys import node_key_id
@@ -48,6 +49,7 @@ class Run:
     desk: Path  # the desk's data folder (its store, ledger and witness log)
     bundle: Path  # the genuine export of match t1
     alarms: list[str]  # what the desk alarmed at (forged heads sent on the table's account)
+    hall: list[dict[str, Any]]  # the hall page's summary (DeskHub) after the alarms
 
 
 def cli(*args: str) -> subprocess.CompletedProcess[str]:
@@ -115,13 +117,16 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
             send_state(broker, sign_head(real, last - 2, node_row_hash(data, last - 2)))
             wait_for(lambda: desk.witness.alarms >= 2, 15, "the desk's alarms")
             alarms = list(desk.links()["t1"]["witness"]["alarms"])
+            hub = DeskHub(desk_store)
+            hub.desk = desk
+            hall = hub.summary()
         finally:
             desk.stop()
             desk_store.close()
     bundle = root / "genuine.zip"
     done = cli("export", "--data", str(data), "--match", "t1", "--no-report", "-o", str(bundle))
     assert done.returncode == 0, done.stderr
-    yield Run(data, desk_dir, bundle, alarms)
+    yield Run(data, desk_dir, bundle, alarms, hall)
 
 
 def node_row_hash(data: Path, row: int) -> str:
@@ -414,3 +419,24 @@ def test_report_prints_the_fingerprint_and_the_desk_witness(run: Run, tmp_path: 
     files, _manifest = open_bundle(run.bundle)
     plain = build_report(files, {"match": "t1", "table": "t1", "head": _manifest["head"]}, "en")
     assert node_key_id() in plain and "not checked with a desk at export" in plain
+
+
+def test_hall_page_and_api_show_the_alarm(run: Run, tmp_path: Path) -> None:
+    from dashboard.app import create_app
+    from dashboard.users import UserStore
+    from tests.dashboard.conftest import FAST_HASH, PASSWORD, login
+
+    (t1,) = [t for t in run.hall if t["id"] == "t1"]
+    assert t1["witness"]["key_id"] == node_key_id() and len(t1["witness"]["alarms"]) == 2
+    desk = tmp_path / "desk"
+    shutil.copytree(run.desk, desk)
+    users = UserStore(desk)
+    users.add("ref1", "referee", PASSWORD, n=FAST_HASH)
+    users.close()
+    with EvidenceStore(desk, durable=False) as store:
+        client = create_app(desk, hub=DeskHub(store), start_hub=False).test_client()
+        login(client)
+        seen = client.get("/api/hall/witness/t1?upto=3").get_json()
+        assert seen["key_id"] == node_key_id() and all(h["rows"] <= 3 for h in seen["heads"])
+        assert len(seen["alarms"]) == 2
+        assert client.get("/api/hall/witness/t1?upto=x").status_code == 400
