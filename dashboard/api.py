@@ -172,6 +172,29 @@ def hall_witness(tid: str) -> Any:
         return _bad(str(e), 500)
 
 
+@bp.post("/hall/witness/<tid>/confirm")
+@role_required("head", "referee")
+def hall_witness_confirm(tid: str) -> Any:
+    """A referee confirms the key the desk pinned for ``tid``: ``key_id`` as read on the
+    table's set-up sheet (``tablescan key``). Another id is refused and alarmed."""
+    from evidence.signing import parse_key_id
+    from evidence.witness import WitnessError
+
+    desk = getattr(hub(), "desk", None)
+    if desk is None:
+        return _bad("not a hall desk: nothing to confirm here", 404)
+    try:
+        fingerprint = parse_key_id(str(_payload().get("key_id", "")))
+        user = current_user()
+        assert user is not None
+        desk.witness.log.confirm(tid, fingerprint, user.name)
+    except WitnessError as e:
+        return _bad(str(e), 409)
+    except ValueError as e:
+        return _bad(str(e))
+    return jsonify(ok=True, key_id=fingerprint)
+
+
 @bp.get("/hall/stream")
 def hall() -> Any:
     return _sse(hall_stream(hub(), float(current_app.config["SSE_PING_S"])))

@@ -113,6 +113,8 @@ def _apply(tables: dict[str, TableWitness], entry: dict[str, Any]) -> None:
     if kind == "enrol" and tw.key is None:
         tw.key, tw.enrolled_by = str(entry["node_key"]), str(entry.get("by", ""))
         tw.enrolled_at = float(entry["received_at"])
+    elif kind == "confirm" and tw.key == entry["node_key"]:
+        tw.enrolled_by = f"confirmed by {entry.get('by', '')}"
     elif kind == "head":
         head = entry["head"]
         tw.heads.append(
@@ -223,6 +225,27 @@ class WitnessLog:
                     )
                 return
             self._append({"type": "enrol", "table": table, "node_key": public, "by": by})
+
+    def confirm(self, table: str, fingerprint: str, by: str) -> None:
+        """A referee read the key id off the table's set-up sheet: it must be the pinned one.
+        A key pinned on first sight becomes "confirmed by <referee>"; another id is refused
+        (and alarmed: the desk pinned a key the table's sheet does not know)."""
+        with self._lock:
+            tw = self.tables.get(table)
+            if tw is None or tw.key is None:
+                raise WitnessError(f"table {table}: no key pinned yet")
+            if key_id(tw.key) != fingerprint:
+                self._alarm(
+                    table,
+                    f"referee {by} read key {fingerprint} on the table's sheet, the desk pinned "
+                    f"{key_id(tw.key)}",
+                    None,
+                )
+                raise WitnessError(
+                    f"table {table}: the sheet's key {fingerprint} is not the pinned key "
+                    f"{key_id(tw.key)}"
+                )
+            self._append({"type": "confirm", "table": table, "node_key": tw.key, "by": by})
 
     def receive(self, table: str, head: Any, held: Held) -> str | None:
         """Check one signed head a node sent (``state["signed_head"]``) and witness it.

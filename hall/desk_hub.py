@@ -22,7 +22,12 @@ class DeskHub(Hub):
         if self.desk is None:
             return
         links = {
-            t: (v["link"], v["witness"]["key_id"], tuple(v["witness"]["alarms"]))
+            t: (
+                v["link"],
+                v["witness"]["key_id"],
+                v["witness"]["enrolled_by"],
+                tuple(v["witness"]["alarms"]),
+            )
             for t, v in self.desk.links().items()
         }
         if links != getattr(self, "_links", None):

@@ -434,9 +434,20 @@ def test_hall_page_and_api_show_the_alarm(run: Run, tmp_path: Path) -> None:
     users.add("ref1", "referee", PASSWORD, n=FAST_HASH)
     users.close()
     with EvidenceStore(desk, durable=False) as store:
-        client = create_app(desk, hub=DeskHub(store), start_hub=False).test_client()
-        login(client)
+        hub = DeskHub(store)
+        hub.desk = Desk(store, HallConfig(broker="mqtt://127.0.0.1:9", password=DESK_PW))
+        client = create_app(desk, hub=hub, start_hub=False).test_client()
+        csrf = login(client)
         seen = client.get("/api/hall/witness/t1?upto=3").get_json()
         assert seen["key_id"] == node_key_id() and all(h["rows"] <= 3 for h in seen["heads"])
         assert len(seen["alarms"]) == 2
         assert client.get("/api/hall/witness/t1?upto=x").status_code == 400
+        confirm = "/api/hall/witness/t1/confirm"
+        headers = {"X-CSRF-Token": csrf}
+        wrong = client.post(confirm, json={"key_id": "0" * 16}, headers=headers)
+        assert wrong.status_code == 409 and "not the pinned key" in wrong.get_json()["error"]
+        right = client.post(confirm, json={"key_id": node_key_id()}, headers=headers)
+        assert right.status_code == 200, right.get_json()
+        seen = client.get("/api/hall/witness/t1").get_json()
+        assert seen["enrolled_by"] == "confirmed by ref1" and len(seen["alarms"]) == 3
+        hub.desk.ledger.close()
