@@ -297,7 +297,11 @@ class WitnessLog:
             return None
 
     def _alarm(self, table: str, why: str, head: Any) -> str:
-        self._append({"type": "alarm", "table": table, "why": why, "head": head})
+        """Log an alarm; the same alarm as the table's last one (every heartbeat of a forged
+        state) is not written again."""
+        tw = self.tables.get(table)
+        if tw is None or not tw.alarms or tw.alarms[-1]["why"] != why:
+            self._append({"type": "alarm", "table": table, "why": why, "head": head})
         return why
 
 
