@@ -21,7 +21,8 @@ sys.path.insert(0, str(ROOT))
 from evidence.bomb import write_bomb  # noqa: E402
 from evidence.export import export_bundle  # noqa: E402
 from evidence.store import EvidenceStore  # noqa: E402
-from tests.store.records import sample_record  # noqa: E402
+from engine.tractor.record_sim import simulate  # noqa: E402
+from engine.tractor.rules import Rules  # noqa: E402
 
 MIB = 1 << 20
 
@@ -62,7 +63,8 @@ def main() -> int:
         bomb = root / "bomb.zip"
         write_bomb(bomb, args.inflated_mib * MIB)
         with EvidenceStore(root / "data", durable=False) as store:
-            for e in sample_record(hands=2):
+            events, _truth = simulate(Rules.load("shanghai-2000"), seed=1, hands=1)
+            for e in events:
                 store.append_event("t1", e)
                 store.add_media(os.urandom(60_000), table="t1", seq=e["seq"])
             genuine = root / "genuine.zip"
