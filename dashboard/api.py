@@ -155,6 +155,44 @@ def stream(tid: str) -> Any:
     return _sse(table_stream(hub(), tid, last, ping))
 
 
+@bp.get("/hall/witness/<tid>")
+def hall_witness(tid: str) -> Any:
+    """What the desk witnessed for table ``tid`` up to row ``upto`` (optional): the pinned
+    key, every signed head with the desk's receive time, the alarms (``evidence.witness``)."""
+    from evidence.witness import WitnessError, witnessed
+
+    upto = request.args.get("upto")
+    if upto is not None and not upto.isdigit():
+        return _bad(f"upto {upto[:40]!r}: expected a row number")
+    try:
+        return jsonify(witnessed(_store().data_dir, tid, int(upto) if upto else None))
+    except WitnessError as e:
+        return _bad(str(e), 500)
+
+
+@bp.post("/hall/witness/<tid>/confirm")
+@role_required("head", "referee")
+def hall_witness_confirm(tid: str) -> Any:
+    """A referee confirms the key the desk pinned for ``tid``: ``key_id`` as read on the
+    table's set-up sheet (``tablescan key``). Another id is refused and alarmed."""
+    from evidence.signing import parse_key_id
+    from evidence.witness import WitnessError
+
+    desk = getattr(hub(), "desk", None)
+    if desk is None:
+        return _bad("not a hall desk: nothing to confirm here", 404)
+    try:
+        fingerprint = parse_key_id(str(_payload().get("key_id", "")))
+        user = current_user()
+        assert user is not None
+        desk.witness.log.confirm(tid, fingerprint, user.name)
+    except WitnessError as e:
+        return _bad(str(e), 409)
+    except ValueError as e:
+        return _bad(str(e))
+    return jsonify(ok=True, key_id=fingerprint)
+
+
 @bp.get("/hall/stream")
 def hall() -> Any:
     return _sse(hall_stream(hub(), float(current_app.config["SSE_PING_S"])))

@@ -1,4 +1,6 @@
-"""Evidence store: the node's tamper-evident match record, rulings, actions and media."""
+"""Evidence store: the node's tamper-evident match record, rulings, actions and media.
+
+Who can forge what, and what ``verify`` proves against each: docs/evidence.md."""
 
 from evidence.lock import TableLocked
 from evidence.store import DEFAULT_DATA_DIR, EvidenceStore, Row, StoreError

@@ -8,6 +8,10 @@ them, hashes included), the evidence files under ``media/``, ``report.html`` and
 sha256 of every file, the node's signed chain head and public key, and ``signature.json``: the
 node's Ed25519 signature over the manifest, so that no file can be dropped or edited and the
 bundle re-hashed without the node's key.
+
+Export never signs a head: it carries the one the node signed when it appended its last rows,
+and refuses a store that does not verify (a cut tail, a missing ``head.json``, a rewritten
+row), so a damaged store cannot be laundered into a bundle that verifies.
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ from typing import Any
 from engine.record import Event
 from evidence.chain import canonical_json, is_sha256, sha256_bytes
 from evidence.retention import _cited_seqs, _strings
-from evidence.signing import sign
+from evidence.signing import public_hex, sign
 from evidence.store import EvidenceStore, Row, StoreError
 from evidence.verify import (
     BUNDLE_FORMAT,
@@ -34,6 +38,7 @@ from evidence.verify import (
     SIGNATURE_FILE,
     SIGNATURE_FORMAT,
     manifest_hash,
+    verify_store,
 )
 
 
@@ -101,10 +106,20 @@ def export_bundle(
     report: bool = True,
     lang: str = "zh",
     violation: str | None = None,
+    witness: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Write the bundle to ``out``; returns its manifest. With ``report`` (the default) it
     also holds ``report.html`` and ``report.pdf`` (``evidence.report``: ``lang`` zh or en,
-    ``violation`` one id to report on), inside the manifest like every other file."""
+    ``violation`` one id to report on), inside the manifest like every other file.
+    ``witness``: what a desk's witness log says of this head (``evidence.witness``), printed
+    in the report. Raises StoreError, writing nothing, when the store does not verify."""
+    head = store.signed_head()  # signs only rows this process appended and left unsigned
+    check = verify_store(store.data_dir)
+    if not check.ok:
+        more = f" (and {len(check.problems) - 1} more)" if len(check.problems) > 1 else ""
+        raise StoreError(
+            f"{store.data_dir} does not verify, nothing exported: {check.problems[0]}{more}"
+        )
     ref = MatchRef.parse(match)
     events = select_events(store.events(ref.table), ref, hand)
     seqs = {e["seq"] for e in events}
@@ -157,7 +172,8 @@ def export_bundle(
             "exported_at": exported_at,
             "chain_tip": chain[-1].hash if chain else None,
             "chain_rows": [chain[0].id, chain[-1].id] if chain else [],
-            "head": store.signed_head(),
+            "head": head,
+            "witness": witness,
             "media": {
                 m: member[sha] for m in media_ids if (sha := store.resolve_media(m)) in member
             },
@@ -180,8 +196,9 @@ def export_bundle(
         "media_pruned": missing,
         "files": {n: {"sha256": sha256_bytes(b), "size": len(b)} for n, b in files.items()},
     }
-    head = store.signed_head()
     key = store.signing_key()
+    if head is None or head.get("key") != public_hex(key.public_key()):
+        raise StoreError(f"{store.data_dir}: its head is not signed by this node's key")
     manifest["head"] = head  # the node's signed end of its chain when the bundle was made
     manifest["public_key"] = head["key"] if head else None
     manifest["manifest_sha256"] = manifest_hash(manifest)

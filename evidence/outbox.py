@@ -57,6 +57,7 @@ CREATE TABLE IF NOT EXISTS hall_received (
     node_hash TEXT NOT NULL,
     PRIMARY KEY (table_id, pos)
 );
+CREATE INDEX IF NOT EXISTS hall_received_row ON hall_received(table_id, node_row);
 """
 
 
@@ -231,6 +232,18 @@ class Ledger:
                 "INSERT OR IGNORE INTO hall_received VALUES (?,?,?,?,?,?,?,?)",
                 (table, pos, kind, ref, row, at, prev, hsh),
             )
+
+    def node_hash(self, table: str, row: int) -> str | None:
+        """The hash of the node's row ``row`` of ``table``, if the desk received it."""
+        found = self._db.read(
+            "SELECT node_hash FROM hall_received WHERE table_id=? AND node_row=?", (table, row)
+        )
+        return str(found[0][0]) if found else None
+
+    def last_node_row(self, table: str) -> int:
+        """The highest node row id received for ``table`` (0: none)."""
+        found = self._db.read("SELECT MAX(node_row) FROM hall_received WHERE table_id=?", (table,))
+        return int(found[0][0] or 0) if found else 0
 
     def check_table(self, table: str) -> VerifyReport:
         """Recompute every node row hash of ``table`` from the desk's own stored copy, and check

@@ -21,6 +21,7 @@ import json
 import shutil
 import subprocess
 import tempfile
+import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -84,6 +85,16 @@ TEXT: dict[str, tuple[str, str]] = {  # key: (Chinese, English)
     "rows": ("链行", "Chain rows"),
     "head": ("签名链头", "Signed head"),
     "key": ("节点公钥", "Node public key"),
+    "fingerprint": ("节点密钥指纹（verify --key）", "Node key fingerprint (verify --key)"),
+    "witness": ("裁判台见证", "Desk witness"),
+    "witnessed": (
+        "裁判台（密钥 {desk}）于 {at} 见证了此链头（至第 {rows} 行）",
+        "witnessed by the desk (key {desk}) at {at}, up to row {rows}",
+    ),
+    "not_witnessed": (
+        "导出时未与裁判台核对：请用 tablescan verify bundle.zip --desk 裁判台数据目录 核验",
+        "not checked with a desk at export: check with tablescan verify bundle.zip --desk DESK_DATA",
+    ),
     "upheld": ("确认", "upheld"),
     "dismissed": ("驳回", "dismissed"),
     "open": ("待裁", "open"),
@@ -495,9 +506,28 @@ def build_report(
         f"<tr><th>{_t('rows', lang)}</th><td>{e_(' – '.join(str(x) for x in rows))}</td></tr>",
         f"<tr><th>{_t('head', lang)}</th><td><code>{e_(json.dumps(head.get('hash') or head.get('tip') or head, sort_keys=True))}</code></td></tr>",
         f"<tr><th>{_t('key', lang)}</th><td><code>{e_(str(head.get('key', '–')))}</code></td></tr>",
+        f"<tr><th>{_t('fingerprint', lang)}</th><td><code>{e_(_fingerprint(head))}</code></td></tr>",
+        f"<tr><th>{_t('witness', lang)}</th><td>{e_(_witness_line(info.get('witness'), lang))}</td></tr>",
         "</table></body></html>",
     ]
     return "\n".join(out)
+
+
+def _fingerprint(head: dict[str, Any]) -> str:
+    """The 16-hex key id ``verify`` prints and ``verify --key`` pins."""
+    from evidence.signing import key_id
+
+    try:
+        return key_id(str(head["key"]))
+    except (KeyError, ValueError):
+        return "–"
+
+
+def _witness_line(witness: Any, lang: str) -> str:
+    if not isinstance(witness, dict) or not witness.get("rows"):
+        return _t("not_witnessed", lang)
+    at = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(float(witness.get("at", 0))))
+    return _t("witnessed", lang).format(desk=witness.get("desk"), at=at, rows=witness["rows"])
 
 
 def print_pdf(page: str, chromium: str = CHROMIUM) -> bytes:

@@ -7,8 +7,10 @@ signs ``{rows, tip}`` (the last row id and its hash) with its own key and keeps 
 over its manifest. ``verify`` then finds a cut tail (fewer rows than signed), a rewritten and
 re-hashed chain (the tip differs) and an edited bundle (bad signature).
 
-The key (``DATA/node.key``, PKCS#8 PEM, mode 0600) is made on the node's first write; its
-fingerprint (``key_id``) is what the tournament desk notes to recognise the node's bundles.
+The key (``node.key``, PKCS#8 PEM, mode 0600) lives outside the data folder
+(``evidence.keys``) and is made on the node's first write; its fingerprint (``key_id``, 16 hex)
+is what ``verify --key`` pins and what the desk pins when the node first shows up. A head is
+signed only when rows are appended; nothing else ever signs one.
 """
 
 from __future__ import annotations
@@ -28,7 +30,6 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 
 from evidence.chain import canonical_json, sha256_bytes
 
-KEY_NAME = "node.key"
 HEAD_NAME = "head.json"
 HEAD_FORMAT = "tablescan-head/1"
 
@@ -51,17 +52,31 @@ def key_id(public: str) -> str:
     return sha256_bytes(bytes.fromhex(public))[:16]
 
 
-def load_or_create_key(data_dir: str | os.PathLike[str]) -> Ed25519PrivateKey:
-    """The node's signing key, made (0600) on first use. Two processes starting together
+def parse_key_id(text: str) -> str:
+    """A pinned key id as ``verify`` prints it (16 hex digits), lower case; else ValueError."""
+    pin = text.strip().lower()
+    if len(pin) != 16 or any(c not in "0123456789abcdef" for c in pin):
+        raise ValueError(f"key id {text!r}: expected the 16 hex digits verify prints")
+    return pin
+
+
+def load_or_create_key(path: str | os.PathLike[str], *, create: bool = True) -> Ed25519PrivateKey:
+    """The signing key at ``path``, made (0600, its folder 0700 when new) on first use unless
+    ``create`` is false or ``path`` is a systemd credential. Two processes starting together
     agree on one key: it is written to a temp file and linked into place only if absent."""
-    path = Path(data_dir) / KEY_NAME
+    from evidence.keys import is_credential
+
+    path = Path(path)
     if not path.exists():
+        if not create or is_credential(path):
+            raise SignatureError(f"{path}: no signing key there")
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         pem = Ed25519PrivateKey.generate().private_bytes(
             serialization.Encoding.PEM,
             serialization.PrivateFormat.PKCS8,
             serialization.NoEncryption(),
         )
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".node-key-")
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".key-")
         try:
             os.fchmod(fd, 0o600)
             os.write(fd, pem)
@@ -71,20 +86,13 @@ def load_or_create_key(data_dir: str | os.PathLike[str]) -> Ed25519PrivateKey:
                 os.link(tmp, path)
         finally:
             os.unlink(tmp)
-    key = serialization.load_pem_private_key(path.read_bytes(), password=None)
+    try:
+        key = serialization.load_pem_private_key(path.read_bytes(), password=None)
+    except (OSError, ValueError, TypeError) as e:
+        raise SignatureError(f"{path}: signing key unreadable ({e})") from None
     if not isinstance(key, Ed25519PrivateKey):
         raise SignatureError(f"{path}: not an Ed25519 private key")
     return key
-
-
-def node_public_key(data_dir: str | os.PathLike[str]) -> str | None:
-    """The public key (hex) of the node that owns ``data_dir``, or None if it has none."""
-    path = Path(data_dir) / KEY_NAME
-    try:
-        key = serialization.load_pem_private_key(path.read_bytes(), password=None)
-    except (OSError, ValueError, TypeError):
-        return None
-    return public_hex(key.public_key()) if isinstance(key, Ed25519PrivateKey) else None
 
 
 def sign(key: Ed25519PrivateKey, body: dict[str, Any]) -> dict[str, Any]:

@@ -30,6 +30,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from engine.record import Event, RecordError, validate_event
 from evidence.chain import GENESIS, canonical_json, link_hash, sha256_bytes, sha256_file
+from evidence.keys import NODE_KEY, key_path
 from evidence.lock import TableLock
 from evidence.schema import DB_NAME, MEDIA_DIR, SCHEMA
 from evidence.signing import load_or_create_key, read_head, sign_head, write_head
@@ -107,10 +108,13 @@ class EvidenceStore:
         clock: Callable[[], float] = time.time,
         durable: bool = True,
         sign_every_s: float = 0.0,
+        key_dir: str | os.PathLike[str] | None = None,
+        key_name: str = NODE_KEY,
     ) -> None:
         """``sign_every_s``: sign the chain's end at most that often (and at close); 0 signs
         every commit, as a table node does. A desk's replica store, taking a whole hall's
-        rows, signs its own end once a second instead of once a row."""
+        rows, signs its own end once a second instead of once a row. ``key_dir``/``key_name``:
+        the signing key (``evidence.keys``: outside the data folder by default)."""
         self.data_dir = Path(data_dir)
         self.media_dir = self.data_dir / MEDIA_DIR
         self.media_dir.mkdir(parents=True, exist_ok=True)
@@ -126,6 +130,7 @@ class EvidenceStore:
         self._db.executescript(SCHEMA)
         self.rejected = 0  # writes refused (bad input), for the health page
         self._table_locks: dict[str, TableLock] = {}
+        self.key_path = key_path(key_name, key_dir)
         self._signer: Ed25519PrivateKey | None = None  # made on the first write
         self._sign_every_s = sign_every_s
         self._signed_at = 0.0  # monotonic time of the last signature
@@ -187,22 +192,21 @@ class EvidenceStore:
         if row is None:
             return
         if self._signer is None:
-            self._signer = load_or_create_key(self.data_dir)
+            self._signer = load_or_create_key(self.key_path)
         write_head(self.data_dir, sign_head(self._signer, int(row[0]), str(row[1])))
 
     def signed_head(self) -> dict[str, Any] | None:
-        """The latest signed head (what bundles carry), signing the current end if needed."""
+        """The latest signed head (what bundles carry). Only rows this process appended and
+        has not signed yet (``sign_every_s``) are signed now: a head is never made up for a
+        chain end someone else left unsigned (a cut tail, a deleted ``head.json``)."""
         with self._lock:
-            head = read_head(self.data_dir)
-            tip = self._db.execute("SELECT id, hash FROM chain ORDER BY id DESC LIMIT 1").fetchone()
-            if tip is not None and (head is None or head.get("rows") != tip[0]):
+            if self._unsigned:
                 self._sign_end()
-                head = read_head(self.data_dir)
-            return head
+            return read_head(self.data_dir)
 
     def signing_key(self) -> Ed25519PrivateKey:
         if self._signer is None:
-            self._signer = load_or_create_key(self.data_dir)
+            self._signer = load_or_create_key(self.key_path)
         return self._signer
 
     def _tip(self) -> str:

@@ -47,6 +47,7 @@ from hall.intake import (
     self_consistent,
 )
 from hall.topics import split, topic
+from hall.witness import DeskWitness
 
 log = logging.getLogger(__name__)
 
@@ -113,6 +114,7 @@ class Desk:
         user: str = "desk",
         late_s: float = 15.0,
         on_change: Callable[[str], None] | None = None,
+        key_dir: str | None = None,
     ) -> None:
         self.store = store
         self.cfg = cfg
@@ -120,6 +122,7 @@ class Desk:
         self.on_change = on_change
         self.ledger = Ledger(store.data_dir)
         self.poison = Poison(store.data_dir)
+        self.witness = DeskWitness(store.data_dir, self.ledger, key_dir=key_dir)
         self.tables: dict[str, TableLink] = {}
         ends = self.poison.chain_ends()
         for tid, head in self.ledger.heads().items():
@@ -293,6 +296,7 @@ class Desk:
 
     def _on_state(self, link: TableLink, state: dict[str, Any]) -> None:
         link.state = state
+        self.witness.on_head(link.id, state.get("signed_head"))
         head = state.get("head")
         if isinstance(head, int):
             link.node_head = head
@@ -327,6 +331,7 @@ class Desk:
         self.ledger.record(
             link.id, pos, kind, ref, int(node["row"]), float(node["at"]), node["prev"], node["hash"]
         )
+        self.witness.on_row(link.id, int(node["row"]), node["hash"])
         link.stored = pos
         link.end = ChainEnd(int(node["row"]), node["hash"])
         self.stats["stored"] += 1
@@ -393,6 +398,7 @@ class Desk:
                     "pending_decisions": sum(
                         1 for p in self.pending.values() if p.table == tid and p.seq is None
                     ),
+                    "witness": self.witness.view(tid),
                 }
                 for tid, t in sorted(self.tables.items())
             }

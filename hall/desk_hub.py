@@ -15,13 +15,21 @@ DECISION_WAIT_S = 3.0  # how long a referee's click waits for the table's record
 
 class DeskHub(Hub):
     desk: Desk | None = None
-    _links: dict[str, str]
+    _links: dict[str, Any]
 
     def changed(self, tid: str) -> None:
         """The desk heard something: wake the hall page if a table's link changed."""
         if self.desk is None:
             return
-        links = {t: v["link"] for t, v in self.desk.links().items()}
+        links = {
+            t: (
+                v["link"],
+                v["witness"]["key_id"],
+                v["witness"]["enrolled_by"],
+                tuple(v["witness"]["alarms"]),
+            )
+            for t, v in self.desk.links().items()
+        }
         if links != getattr(self, "_links", None):
             self._links = links
             with self._cond:
@@ -56,4 +64,5 @@ class DeskHub(Hub):
                 if info["poison"]:  # the latest problems, for the referee's eye
                     kept = self.desk.poison.listing(entry["id"], limit=5) if self.desk else []
                     entry["poison_latest"] = [k["problem"] for k in kept]
+                entry["witness"] = info.get("witness")
         return sorted(out, key=lambda t: str(t["id"]))

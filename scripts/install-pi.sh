@@ -40,6 +40,12 @@ rm -rf "$prefix/src" && cp -a "$src" "$prefix/src" && rm -rf "$prefix/src/.venv"
   || echo "install-pi: warning: the venv does not see picamera2 (python3-picamera2)" >&2
 ln -sf "$prefix/venv/bin/tablescan" /usr/local/bin/tablescan
 
+# the node's signing key, outside the data folder, readable by the service user alone
+install -d -o root -g tablescan -m 0750 /etc/tablescan
+[[ -f /etc/tablescan/node.key ]] || "$prefix/venv/bin/tablescan" key --create --key-dir /etc/tablescan
+chown tablescan:tablescan /etc/tablescan/node.key && chmod 0600 /etc/tablescan/node.key
+"$prefix/venv/bin/tablescan" key --key-dir /etc/tablescan  # its id: pin it at the desk
+
 install -m 0644 "$src/scripts/$unit" "/etc/systemd/system/$unit"
 systemctl daemon-reload
 systemctl enable --now systemd-timesyncd >/dev/null 2>&1 || true

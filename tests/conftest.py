@@ -7,3 +7,14 @@ from __future__ import annotations
 import os
 
 os.environ.setdefault("TABLESCAN_LANG", "en")
+
+# Signing keys live outside the data folder (evidence.keys): the suite keeps its node and desk
+# keys in one temporary folder of its own (subprocesses inherit it), never in ~/.config or /etc.
+if "TABLESCAN_KEY_DIR" not in os.environ:
+    import atexit
+    import shutil
+    import tempfile
+
+    _keys = tempfile.mkdtemp(prefix="tablescan-test-keys-")
+    os.environ["TABLESCAN_KEY_DIR"] = _keys
+    atexit.register(shutil.rmtree, _keys, True)

@@ -17,6 +17,7 @@ from engine.names import RULES
 from evidence import EvidenceStore
 from tablescan import i18n
 from tests.dashboard.conftest import match_record
+from tests.keys import node_key_id
 
 ROOT = Path(__file__).resolve().parent.parent
 RULE_IDS = re.compile(r"\b(" + "|".join(sorted(RULES, key=len, reverse=True)) + r")\b")
@@ -96,9 +97,11 @@ def test_profiles_and_verify_in_chinese(tmp_path: Path) -> None:
     for e in match_record()[:3]:
         store.append_event("t1", e)
     store.close()
-    check = tablescan("verify", "--data", str(tmp_path))
+    check = tablescan("verify", "--data", str(tmp_path), "--key", node_key_id())
     assert "链上 3 行" in check.stdout and check.stdout.rstrip().endswith("：完好"), check.stdout
-    en = tablescan("verify", "--lang", "en", "--data", str(tmp_path)).stdout
+    unpinned = tablescan("verify", "--data", str(tmp_path)).stdout
+    assert "未与任何东西核对" in unpinned and "完好" not in unpinned, unpinned
+    en = tablescan("verify", "--lang", "en", "--data", str(tmp_path), "--key", node_key_id()).stdout
     assert "3 chained rows" in en and en.rstrip().endswith(": OK")
 
 

@@ -678,9 +678,29 @@ function drawHall(tables) {
     + ((tb.match || {}).over ? `<div class="small match-over"><b>${esc(t("Match over"))}</b> · ${esc(resultText(tb, tb.match.result || {}))}${tb.match.provisional ? ` <span class="status" data-provisional>${esc(t("provisional"))}</span>` : ""}</div>`
       : (tb.match || {}).next_banker != null && tb.status !== "playing" ? `<div class="small">${esc(t("next banker {name}", { name: (tb.players || [])[tb.match.next_banker] || tb.match.next_banker }))}</div>` : "")
     + gameView(tb).hall(tb)
+    + witnessView(tb.witness, tb.id)
     + `${tb.needs_referee ? `<div class="small"><b class="warn-text">${esc(t("{n} to check", { n: tb.needs_referee }))}</b></div>` : ""}`
     /* messages the hall desk refused and kept aside (hall/intake.py): count, latest problem */
     + `${tb.poison ? `<div class="small poison" data-poison="${esc(tb.poison)}" title="${esc((tb.poison_latest || []).join("\n"))}"><b class="warn-text">${esc(t("{n} messages set aside by the desk", { n: tb.poison }))}</b>${(tb.poison_latest || []).length ? ` · <span class="muted">${esc(tb.poison_latest[0])}</span>` : ""}</div>` : ""}</a>`).join("");
+  root.querySelectorAll("[data-confirm-key]").forEach((b) => b.addEventListener("click", async (ev) => {
+    ev.preventDefault(); ev.stopPropagation();  // inside the card's link
+    const id = window.prompt(t("Key id on the table's set-up sheet (16 hex)"));
+    if (!id) return;
+    try {
+      await post(`/api/hall/witness/${encodeURIComponent(b.dataset.confirmKey)}/confirm`, { key_id: id.trim() });
+      b.textContent = t("confirmed");
+    } catch (err) { window.alert(err.message); }
+  }));
+}
+
+/* The desk's witness of the table's signed head (issue 27): the pinned key's fingerprint (a
+   referee compares it with the table's set-up sheet when it was pinned on first sight), the
+   last row witnessed, and any alarm (a head that cut, rewrote or changed key) loud in red. */
+function witnessView(w, table) {
+  if (!w || !w.key_id) return "";
+  const first = w.enrolled_by === "first seen" ? ` <button type="button" class="status" data-confirm-key="${esc(table)}">${esc(t("pinned on first sight: confirm"))}</button>` : "";
+  const alarms = (w.alarms || []).map((a) => `<div class="small witness-alarm" data-witness-alarm><b class="warn-text">${esc(t("WITNESS ALARM"))}</b> ${esc(a)}</div>`).join("");
+  return `<div class="small muted" data-witness>${esc(t("node key {id}", { id: w.key_id }))}${first} · ${esc(t("witnessed to row {n}", { n: w.witnessed_rows ?? "–" }))}</div>${alarms}`;
 }
 
 /* ---------------------------------------------------------------- hall violation queue */

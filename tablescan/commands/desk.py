@@ -24,6 +24,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--ca-file", type=Path, help="CA certificate for mqtts://")
     p.add_argument("--cert-file", type=Path, help="client certificate (mqtts://, optional)")
     p.add_argument("--key-file", type=Path, help="client key (mqtts://, optional)")
+    p.add_argument("--key-dir", help="where the desk's key (desk.key) lives (evidence.keys)")
     p.add_argument("--late-s", type=float, default=15.0, help="silent this long: late (15)")
     p.add_argument("--host", default="127.0.0.1", help="dashboard address (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=8080, help="dashboard port (default 8080)")
@@ -58,9 +59,21 @@ def run(args: argparse.Namespace) -> int:
     # The desk is a replica: without an fsync per append a power cut loses at most the last
     # commits (one WAL: the ledger never runs ahead of the store), and the desk asks the
     # tables for them again; the nodes' own stores stay fully durable.
-    hub = DeskHub(EvidenceStore(args.data, durable=False, sign_every_s=1.0))
+    from evidence.keys import DESK_KEY
+
+    store = EvidenceStore(
+        args.data, durable=False, sign_every_s=1.0, key_dir=args.key_dir, key_name=DESK_KEY
+    )
+    hub = DeskHub(store)
     app = create_app(args.data, hub=hub)
-    desk = Desk(hub.store, cfg, user=args.user, late_s=args.late_s, on_change=hub.changed)
+    desk = Desk(
+        hub.store,
+        cfg,
+        user=args.user,
+        late_s=args.late_s,
+        on_change=hub.changed,
+        key_dir=args.key_dir,
+    )
     hub.desk = desk
     desk.start()
     if not UserStore(args.data).names():

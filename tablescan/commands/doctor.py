@@ -2,7 +2,8 @@
 
 Each check prints ``ok``, ``warn`` or ``fail`` with why: the config, the camera (one frame
 taken), the markers in that frame, the recognizer model, the seat controller's serial port,
-free disk under the data folder, the clock, the broker. Exit 1 when any check fails.
+free disk under the data folder, the node's signing key (warned when it sits beside the
+record), the clock, the broker. Exit 1 when any check fails.
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument(
         "--broker", default=None, metavar="HOST[:PORT]", help="MQTT broker (default 127.0.0.1)"
     )
+    p.add_argument("--key-dir", default=None, help="where the node key lives (evidence.keys)")
     p.add_argument("--timeout", type=float, default=5.0, help="seconds for the camera's frame")
     p.set_defaults(func=doctor)
 
@@ -170,6 +172,33 @@ def check_disk(data: Path) -> Verdict:
     return Verdict("ok", "disk", text)
 
 
+def check_key(data: Path, key_dir: str | None = None) -> Verdict:
+    """The node key must live outside the data folder, readable by the service user alone:
+    a key beside the record lets whoever copies the folder re-sign a forged one."""
+    from evidence.keys import NODE_KEY, beside_record, key_path
+    from evidence.signing import SignatureError, key_id, load_or_create_key, public_hex
+
+    path = key_path(NODE_KEY, key_dir)
+    beside = data / NODE_KEY
+    if beside.exists() or beside_record(path, data):
+        where = beside if beside.exists() else path
+        return Verdict(
+            "warn",
+            "key",
+            f"{where} sits beside the record: whoever copies the data folder can re-sign a "
+            f"forged record with it; keep it in /etc/tablescan (docs/evidence.md)",
+        )
+    if not path.exists():
+        return Verdict("warn", "key", f"no node key at {path} yet (tablescan key --create)")
+    try:
+        ident = key_id(public_hex(load_or_create_key(path, create=False).public_key()))
+    except SignatureError as e:
+        return Verdict("fail", "key", str(e))
+    if path.stat().st_mode & 0o077:
+        return Verdict("warn", "key", f"{path} is readable by others than its owner (chmod 600)")
+    return Verdict("ok", "key", f"node key {ident} at {path} (pin it: verify --key {ident})")
+
+
 def _ntp_synchronised() -> bool | None:
     try:
         out = subprocess.run(
@@ -253,6 +282,7 @@ def doctor(args: argparse.Namespace) -> int:
     say(check_model(cfg, args.model))
     say(check_serial(args.serial))
     say(check_disk(args.data))
+    say(check_key(args.data, args.key_dir))
     say(check_clock())
     say(check_broker(args.broker))
     fails = sum(v.level == "fail" for v in verdicts)

@@ -7,9 +7,12 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
 from evidence import DEFAULT_DATA_DIR, EvidenceStore, StoreError
-from evidence.export import export_bundle
+from evidence.export import MatchRef, export_bundle
+from evidence.signing import key_id
+from evidence.witness import WitnessError
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -21,7 +24,23 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--violation", help="report on this violation id only (default: all)")
     p.add_argument("--no-report", action="store_true", help="leave out report.html and report.pdf")
     p.add_argument("--data", default=DEFAULT_DATA_DIR, help=f"data directory ({DEFAULT_DATA_DIR})")
+    p.add_argument(
+        "--desk", metavar="DESK_DATA_DIR", help="say in the report whether this desk witnessed"
+    )
     p.set_defaults(func=run)
+
+
+def desk_witness(desk: str, table: str, head: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The desk's witness of exactly this head (rows and tip), for the report; else None."""
+    from evidence.witness import witnessed
+
+    if head is None:
+        return None
+    seen = witnessed(desk, table)
+    for h in seen["heads"]:
+        if h["rows"] == head.get("rows") and h["tip"] == head.get("tip"):
+            return {"desk": seen["desk_key_id"], "rows": h["rows"], "at": h["received_at"]}
+    return None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -30,6 +49,10 @@ def run(args: argparse.Namespace) -> int:
         return 2
     with EvidenceStore(args.data) as store:
         try:
+            witness = None
+            if args.desk:
+                table = MatchRef.parse(args.match).table
+                witness = desk_witness(args.desk, table, store.signed_head())
             manifest = export_bundle(
                 store,
                 args.match,
@@ -38,8 +61,9 @@ def run(args: argparse.Namespace) -> int:
                 report=not args.no_report,
                 lang=args.lang,
                 violation=args.violation,
+                witness=witness,
             )
-        except StoreError as e:
+        except (StoreError, WitnessError) as e:
             print(f"tablescan export: {e}", file=sys.stderr)
             return 2
     n_media = sum(1 for name in manifest["files"] if name.startswith("media/"))
@@ -47,5 +71,7 @@ def run(args: argparse.Namespace) -> int:
         f"wrote {args.output}: match {manifest['match']}, seqs {manifest['seqs'][0]}.."
         f"{manifest['seqs'][1]}, {n_media} evidence files, {len(manifest['media_pruned'])} pruned"
         + (", report.html + report.pdf" if "report.pdf" in manifest["files"] else "")
+        + f"; node key {key_id(manifest['public_key'])}"
+        + (f", witnessed by desk {witness['desk']}" if witness else "")
     )
     return 0

@@ -18,6 +18,7 @@ from evidence.verify import verify_store
 from tablescan.config import load_config
 from tablescan.render import RenderResult, played, read_truth
 from tablescan.wiring import build_node
+from tests.keys import node_key_id
 from vision.sources import open_source
 from vision.synth.labels import LabelDetector
 
@@ -99,7 +100,7 @@ def test_sigkill_mid_hand_then_resume(hand_clip: RenderResult, tmp_path: Path) -
     report = verify_store(data)
     assert report.ok, report
     verify = subprocess.run(
-        [sys.executable, "-m", "tablescan", "verify", "--data", str(data)],
+        [sys.executable, "-m", "tablescan", "verify", "--data", str(data), "--key", node_key_id()],
         cwd=ROOT,
         capture_output=True,
         text=True,

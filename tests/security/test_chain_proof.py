@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import random
 import shutil
 import signal
@@ -81,7 +82,8 @@ def test_clean_store_verifies_with_its_signed_head(tmp_path: Path) -> None:
     report = verify_store(tmp_path)
     assert report.ok, report.summary()
     assert "signed to row" in report.summary()
-    assert (tmp_path / "node.key").stat().st_mode & 0o777 == 0o600
+    key = Path(os.environ["TABLESCAN_KEY_DIR"]) / "node.key"  # outside the data folder
+    assert key.stat().st_mode & 0o777 == 0o600 and not (tmp_path / "node.key").exists()
 
 
 def test_deleted_tail_is_detected(tmp_path: Path) -> None:

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from tablescan.commands.doctor import Verdict, check_broker, check_clock, check_disk
+from evidence.signing import load_or_create_key
+from tablescan.commands.doctor import Verdict, check_broker, check_clock, check_disk, check_key
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -65,7 +66,8 @@ def test_doctor_all_ok_on_a_ready_box(tmp_path: Path, broker: int) -> None:
     lines = done.stdout.splitlines()
     names = [line.split(":")[0].split()[-1] for line in lines]
     assert names == [
-        "config", "camera", "markers", "model", "serial", "disk", "clock", "broker", "verdict"
+        "config", "camera", "markers", "model", "serial", "disk", "key", "clock", "broker",
+        "verdict"
     ]  # fmt: skip
     by_name = dict(zip(names, lines, strict=True))
     for name in ("config", "camera", "markers", "model", "serial", "broker"):
@@ -100,3 +102,31 @@ def test_clock_disk_and_broker_verdicts(tmp_path: Path) -> None:
     )
     assert check_disk(tmp_path / "not" / "yet").level in ("ok", "warn", "fail")
     assert check_broker("localhost:notaport").why == "localhost:notaport: expected HOST[:PORT]"
+
+
+def test_doctor_warns_when_the_key_sits_beside_the_record(tmp_path: Path) -> None:
+    data, keys = tmp_path / "data", tmp_path / "etc"
+    data.mkdir()
+    load_or_create_key(keys / "node.key")
+    ok = check_key(data, str(keys))
+    assert ok.level == "ok" and "verify --key" in ok.why, ok
+    load_or_create_key(data / "node.key")  # the old place: inside the data folder
+    beside = check_key(data, str(keys))
+    assert beside.level == "warn" and "beside the record" in beside.why, beside
+    assert check_key(data, str(data)).level == "warn"  # a key dir that is the data folder
+    (keys / "node.key").chmod(0o644)
+    (data / "node.key").unlink()
+    assert "readable by others" in check_key(data, str(keys)).why
+    assert check_key(data, str(tmp_path / "none")).level == "warn"
+
+
+def test_key_command_makes_and_shows_the_key(tmp_path: Path) -> None:
+    run = [sys.executable, "-m", "tablescan", "key", "--key-dir", str(tmp_path / "etc")]
+    missing = subprocess.run(run, capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert missing.returncode == 1 and "no signing key" in missing.stderr
+    made = subprocess.run([*run, "--create"], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert made.returncode == 0, made.stderr
+    ident = made.stdout.split()[2]
+    assert len(ident) == 16 and (tmp_path / "etc" / "node.key").stat().st_mode & 0o777 == 0o600
+    again = subprocess.run(run, capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert again.stdout == made.stdout  # the same key, not a new one

@@ -36,6 +36,7 @@ def test_unit_verifies_with_systemd(tmp_path: Path) -> None:
         "StandardOutput=journal",
         "ReadWritePaths=/var/lib/tablescan",
         "--data /var/lib/tablescan",
+        "LoadCredential=node.key:/etc/tablescan/node.key",
     ):
         assert line in text
 
@@ -52,5 +53,6 @@ def test_install_script_parses_and_covers_the_pi() -> None:
         "/var/lib/tablescan",
         "tablescan-table@.service",
         "systemctl daemon-reload",
+        "key --create --key-dir /etc/tablescan",
     ):
         assert needle in text

@@ -13,6 +13,7 @@ from dashboard.users import UserStore
 from evidence import EvidenceStore
 from tablescan.cli import main
 from tablescan.store_hooks import store_hooks
+from tests.keys import node_key_id
 from tests.store.records import sample_record
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -89,7 +90,9 @@ def test_export_and_verify_commands(tmp_path: Path, capsys) -> None:  # type: ig
     hooks["on_ruling"]({}, {"rule": "revoke", "seat": 1, "at_seq": 5, "proven_by_seq": 9})
     store.close()
 
-    assert main(["verify", "--data", str(data)]) == 0
+    assert main(["verify", "--data", str(data)]) == 3  # intact, key checked against nothing
+    assert "checked against nothing" in capsys.readouterr().out
+    assert main(["verify", "--data", str(data), "--key", node_key_id()]) == 0
     assert ": OK" in capsys.readouterr().out
     bundle = tmp_path / "m.zip"
     assert (
@@ -97,7 +100,7 @@ def test_export_and_verify_commands(tmp_path: Path, capsys) -> None:  # type: ig
         == 0
     )
     assert "12 evidence files, 0 pruned" in capsys.readouterr().out  # hand 1's 12 plays
-    assert main(["verify", str(bundle)]) == 0
+    assert main(["verify", str(bundle), "--key", node_key_id()]) == 0
     capsys.readouterr()
 
     raw = bytearray(bundle.read_bytes())
@@ -106,17 +109,21 @@ def test_export_and_verify_commands(tmp_path: Path, capsys) -> None:  # type: ig
     assert main(["verify", str(bundle)]) == 1
     assert "first broken link" in capsys.readouterr().out
 
-    media = next((data / "media").rglob("*.jpg"))
-    media.write_bytes(media.read_bytes() + b"!")
-    assert main(["verify", "--data", str(data)]) == 1
-    out = capsys.readouterr().out
-    assert f"media {media.parent.name}/{media.name}: content altered" in out
-
     assert main(["export", "--data", str(tmp_path / "none"), "--match", "t1", "-o", "x.zip"]) == 2
     assert (
         main(["export", "--data", str(data), "--match", "t9", "-o", str(tmp_path / "y.zip")]) == 2
     )
     assert "no match_start" in capsys.readouterr().err
+
+    media = next((data / "media").rglob("*.jpg"))
+    media.write_bytes(media.read_bytes() + b"!")
+    assert main(["verify", "--data", str(data)]) == 1
+    out = capsys.readouterr().out
+    assert f"media {media.parent.name}/{media.name}: content altered" in out
+    # a store that does not verify is never exported (issue 27: export launders nothing)
+    assert main(["export", "--data", str(data), "--match", "t1", "-o", str(tmp_path / "z.zip")])
+    assert "does not verify, nothing exported" in capsys.readouterr().err
+    assert not (tmp_path / "z.zip").exists()
 
 
 def test_node_evidence_ids_resolve_to_stored_frames(tmp_path: Path) -> None:
