@@ -4,7 +4,6 @@ it is opened: the bomb is refused with one line, the process staying far under 2
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -17,24 +16,33 @@ from tests.security.conftest import ENV, ROOT
 MIB = 1 << 20
 
 
+# The child reports its own high-water mark (VmHWM) as it exits: ``wait4``'s ru_maxrss would
+# also count the pytest process it was forked from (Linux carries the pre-exec peak over).
+PEAK = (
+    "import atexit, runpy, sys\n"
+    "def peak():\n"
+    "    line = next(x for x in open('/proc/self/status') if x.startswith('VmHWM'))\n"
+    "    sys.stderr.write('PEAK_KB ' + line.split()[1] + '\\n')\n"
+    "atexit.register(peak)\n"
+    "sys.argv = ['tablescan', 'verify', sys.argv[1]]\n"
+    "runpy.run_module('tablescan', run_name='__main__')\n"
+)
+
+
 def verify_rss(bundle: Path) -> tuple[int, str, int]:
     """(exit code, stdout, peak RSS in bytes) of ``tablescan verify BUNDLE`` as a process."""
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "tablescan", "verify", str(bundle)],
+    proc = subprocess.run(
+        [sys.executable, "-c", PEAK, str(bundle)],
         cwd=ROOT,
         env=ENV,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
+        capture_output=True,
         text=True,
+        check=False,
     )
-    assert proc.stdout is not None and proc.stderr is not None
-    out, err = proc.stdout.read(), proc.stderr.read()
-    _pid, status, usage = os.wait4(proc.pid, 0)
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    proc.stdout.close()
-    proc.stderr.close()
-    assert "Traceback" not in err, err
-    return proc.returncode, out, usage.ru_maxrss * 1024
+    assert "Traceback" not in proc.stderr, proc.stderr
+    kb = [int(x.split()[1]) for x in proc.stderr.splitlines() if x.startswith("PEAK_KB ")]
+    assert kb, proc.stderr
+    return proc.returncode, proc.stdout, kb[-1] * 1024
 
 
 @pytest.fixture(scope="module")
