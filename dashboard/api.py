@@ -14,13 +14,14 @@ from flask import Blueprint, Response, current_app, jsonify, request, send_file,
 
 from dashboard.auth import current_user, role_required
 from dashboard.hub import Hub
-from dashboard.jsonbody import payload
+from dashboard.jsonbody import json_errors, payload
 from dashboard.sse import hall_stream, table_stream
 from engine.cards import CardError, format_cards, parse_cards
 from evidence import EvidenceStore, StoreError
 from evidence.live import LiveFiles
 
 bp = Blueprint("api", __name__, url_prefix="/api")
+json_errors(bp)  # a 413 (body too large) or any HTTP error: one JSON line
 DECISIONS = {
     "uphold": "upheld",
     "upheld": "upheld",

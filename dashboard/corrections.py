@@ -21,7 +21,7 @@ from flask_babel import gettext
 from dashboard.api import hub
 from dashboard.auth import current_user, role_required
 from dashboard.i18n import rule_name
-from dashboard.jsonbody import payload
+from dashboard.jsonbody import json_errors, payload
 from dashboard.view import TableFold
 from engine.cards import CardError, format_cards, parse_cards
 from engine.games import referee_for
@@ -29,6 +29,7 @@ from engine.record import CORRECTION_OWN_FIELDS, Event, apply_corrections
 from evidence import StoreError
 
 bp = Blueprint("corrections", __name__, url_prefix="/api")
+json_errors(bp)  # a 413 (body too large) or any HTTP error: one JSON line
 UNDO = re.compile(r"^undo #(\d+)")
 
 

@@ -3,15 +3,17 @@
 Flask's own ``get_json`` calls ``json.loads``: a 30,000-deep body raised ``RecursionError``
 (not a ``ValueError``, so a 500), a lone surrogate passed and failed later. ``BoundedJSON`` is
 the app's JSON provider: its ``loads`` is ``engine.boundedjson.parse``; ``payload()`` answers
-a body it refuses with ``400 {"error": "request body: <problem>"}``.
+a body it refuses with ``400 {"error": "request body: <problem>"}``; ``json_errors`` makes a
+blueprint's HTTP errors (a body over the size limit: 413) JSON lines too, not HTML pages.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from flask import abort, current_app, jsonify, request
+from flask import Blueprint, Response, abort, current_app, jsonify, request
 from flask.json.provider import DefaultJSONProvider
+from werkzeug.exceptions import HTTPException
 
 from engine.boundedjson import BadJson, parse
 
@@ -37,3 +39,15 @@ def payload() -> dict[str, Any]:
         refused.status_code = 400
         abort(refused)
     return data if isinstance(data, dict) else {}
+
+
+def json_errors(bp: Blueprint) -> None:
+    """Every HTTP error of ``bp``'s endpoints as ``{"error": "<one line>"}`` with its status."""
+
+    @bp.errorhandler(HTTPException)
+    def _json_http_error(e: HTTPException) -> Response:
+        if e.response is not None:
+            return e.response  # type: ignore[return-value]
+        resp = jsonify(error=f"{e.name}: {e.description}".replace("\n", " "))
+        resp.status_code = e.code or 500
+        return resp

@@ -319,6 +319,10 @@ def test_every_json_endpoint_refuses_a_poison_body_with_a_clear_400(
         r = c.post(path, data=body, headers=headers)
         assert r.status_code == 400, (path, r.status_code)
         assert r.get_json()["error"].startswith(problem), (path, r.get_json())
+    # over the body limit (100k deep, 100,000 digits): a 413, as one JSON line too
+    for big in (b"[" * 100_000 + b"]" * 100_000, b'{"ref": ' + b"9" * 100_000 + b"}"):
+        r = c.post("/api/tables/t1/corrections", data=big, headers=headers)
+        assert r.status_code == 413 and "Request Entity Too Large" in r.get_json()["error"]
     # a stream's Last-Event-ID of 100,000 digits is ignored, not a 500
     r = c.get("/api/tables/t1/stream", headers={"Last-Event-ID": "9" * 100_000}, buffered=False)
     assert r.status_code == 200
