@@ -18,11 +18,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from engine.tractor.record_sim import simulate  # noqa: E402
+from engine.tractor.rules import Rules  # noqa: E402
 from evidence.bomb import write_bomb  # noqa: E402
 from evidence.export import export_bundle  # noqa: E402
 from evidence.store import EvidenceStore  # noqa: E402
-from engine.tractor.record_sim import simulate  # noqa: E402
-from engine.tractor.rules import Rules  # noqa: E402
 
 MIB = 1 << 20
 
