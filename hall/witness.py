@@ -14,12 +14,12 @@ import os
 from typing import Any
 
 from evidence.outbox import Ledger
-from evidence.witness import Held, WitnessLog
+from evidence.witness import WitnessLog
 
 log = logging.getLogger(__name__)
 
 
-class LedgerHeld(Held):
+class LedgerHeld:
     """The rows the desk holds for one table, asked of its ledger one row at a time."""
 
     def __init__(self, ledger: Ledger, table: str) -> None:
