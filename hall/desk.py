@@ -36,6 +36,7 @@ from evidence.outbox import Ledger, ruling_key
 from evidence.store import EvidenceStore, StoreError, row_body
 from evidence.verify import Problem, VerifyReport, verify_store
 from hall.client import connect_async, make_client
+from hall.clips import store_clip
 from hall.config import HallConfig
 from hall.topics import split, topic
 
@@ -114,7 +115,14 @@ class Desk:
             self.tables[tid] = TableLink(tid, stored=head)
         # (node append time, ms from the node's append to this store): for the bench
         self.latencies: list[tuple[float, float]] = []
-        self.stats = {"received": 0, "stored": 0, "duplicates": 0, "refused": 0, "resends": 0}
+        self.stats = {
+            "received": 0,
+            "stored": 0,
+            "duplicates": 0,
+            "refused": 0,
+            "resends": 0,
+            "clips": 0,
+        }
         self.pending: dict[str, Pending] = {}
         self._lock = threading.RLock()
         self._stop = threading.Event()
@@ -173,7 +181,7 @@ class Desk:
             log.warning("desk: broker refused the connection: %s", rc)
             return
         hall = self.cfg.hall
-        client.subscribe([(topic(hall, "+", w), 1) for w in ("events", "state", "status")])
+        client.subscribe([(topic(hall, "+", w), 1) for w in ("events", "state", "status", "clip")])
         self.connected.set()
         if not flags.session_present:  # the broker lost what it queued for us: ask every table
             with self._lock:
@@ -195,6 +203,9 @@ class Desk:
                     self._on_state(link, json.loads(msg.payload))
                 elif what == "status":
                     link.status = msg.payload.decode("utf-8", "replace")[:16]
+                elif what == "clip":  # hall.clips: checked against the sha256 it carries
+                    store_clip(self.store, tid, bytes(msg.payload))
+                    self.stats["clips"] += 1
         except (ValueError, KeyError, TypeError) as e:
             self.stats["refused"] += 1
             log.warning("desk: %s: message refused: %s", msg.topic, e)

@@ -40,6 +40,7 @@ from evidence.outbox import Outbox, StreamItem
 from evidence.signing import read_head
 from evidence.store import EvidenceStore, StoreError
 from hall.client import connect_async, make_client
+from hall.clips import ClipSender
 from hall.config import HallConfig
 from hall.topics import topic
 
@@ -73,7 +74,8 @@ class Publisher:
         self.cfg = cfg
         self.poll_s = poll_s
         self.outbox = Outbox(store.data_dir, table)
-        self.topics = {w: topic(cfg.hall, table, w) for w in ("events", "state", "status")}
+        self.topics = {w: topic(cfg.hall, table, w) for w in ("events", "state", "status", "clip")}
+        self.clips = ClipSender(store, table)  # hall.clips: each clip to the desk once
         self._decisions = topic(cfg.hall, table, "decisions")
         self._resend = topic(cfg.hall, table, "resend")
         self.client, self._props = make_client(
@@ -191,6 +193,8 @@ class Publisher:
             if item.kind == "event":
                 self._scan_state([item.data])
         self._settle_acks()
+        if self.connected.is_set():
+            self.clips.tick(lambda body: self.client.publish(self.topics["clip"], body, qos=1))
         now = time.monotonic()
         due = now - self._state_at >= self.cfg.heartbeat_s
         if self.connected.is_set() and (
