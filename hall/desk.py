@@ -32,12 +32,14 @@ from typing import Any
 import paho.mqtt.client as mqtt
 
 from evidence.chain import link_hash
+from evidence.live import LiveFiles
 from evidence.outbox import Ledger, ruling_key
 from evidence.store import EvidenceStore, StoreError, row_body
 from evidence.verify import Problem, VerifyReport, verify_store
 from hall.client import connect_async, make_client
 from hall.clips import store_clip
 from hall.config import HallConfig
+from hall.live import store_frame, store_health
 from hall.topics import split, topic
 
 log = logging.getLogger(__name__)
@@ -110,6 +112,7 @@ class Desk:
         self.late_s = late_s
         self.on_change = on_change
         self.ledger = Ledger(store.data_dir)
+        self.live = LiveFiles(store.data_dir)
         self.tables: dict[str, TableLink] = {}
         for tid, head in self.ledger.heads().items():
             self.tables[tid] = TableLink(tid, stored=head)
@@ -181,7 +184,9 @@ class Desk:
             log.warning("desk: broker refused the connection: %s", rc)
             return
         hall = self.cfg.hall
-        client.subscribe([(topic(hall, "+", w), 1) for w in ("events", "state", "status", "clip")])
+        client.subscribe(
+            [(topic(hall, "+", w), 1) for w in ("events", "state", "status", "clip", "frame")]
+        )
         self.connected.set()
         if not flags.session_present:  # the broker lost what it queued for us: ask every table
             with self._lock:
@@ -201,11 +206,14 @@ class Desk:
                     self._on_item(link, json.loads(msg.payload))
                 elif what == "state":
                     self._on_state(link, json.loads(msg.payload))
+                    store_health(self.live, tid, link.state)  # hall.live: for the hall page
                 elif what == "status":
                     link.status = msg.payload.decode("utf-8", "replace")[:16]
                 elif what == "clip":  # hall.clips: checked against the sha256 it carries
                     store_clip(self.store, tid, bytes(msg.payload))
                     self.stats["clips"] += 1
+                elif what == "frame":  # hall.live: the camera, not evidence
+                    store_frame(self.live, tid, bytes(msg.payload))
         except (ValueError, KeyError, TypeError) as e:
             self.stats["refused"] += 1
             log.warning("desk: %s: message refused: %s", msg.topic, e)

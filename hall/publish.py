@@ -42,6 +42,7 @@ from evidence.store import EvidenceStore, StoreError
 from hall.client import connect_async, make_client
 from hall.clips import ClipSender
 from hall.config import HallConfig
+from hall.live import FrameSender
 from hall.topics import topic
 
 log = logging.getLogger(__name__)
@@ -74,8 +75,11 @@ class Publisher:
         self.cfg = cfg
         self.poll_s = poll_s
         self.outbox = Outbox(store.data_dir, table)
-        self.topics = {w: topic(cfg.hall, table, w) for w in ("events", "state", "status", "clip")}
+        self.topics = {
+            w: topic(cfg.hall, table, w) for w in ("events", "state", "status", "clip", "frame")
+        }
         self.clips = ClipSender(store, table)  # hall.clips: each clip to the desk once
+        self.frames = FrameSender(store.data_dir, table)  # hall.live: the camera, low rate
         self._decisions = topic(cfg.hall, table, "decisions")
         self._resend = topic(cfg.hall, table, "resend")
         self.client, self._props = make_client(
@@ -195,6 +199,9 @@ class Publisher:
         self._settle_acks()
         if self.connected.is_set():
             self.clips.tick(lambda body: self.client.publish(self.topics["clip"], body, qos=1))
+            self.frames.tick(
+                lambda jpeg: self.client.publish(self.topics["frame"], jpeg, qos=0, retain=True)
+            )
         now = time.monotonic()
         due = now - self._state_at >= self.cfg.heartbeat_s
         if self.connected.is_set() and (
