@@ -5,7 +5,8 @@ Why a clip beside the two still frames: a referee (or a player disputing a rulin
 see the hand go down, as Frigate users see the seconds around an event. The node keeps a
 short ring of masked frames (the held hands blacked out, as every stored frame; downscaled, a
 few per second) and, when a ruling flags a violation or a ``needs_referee`` is written, waits
-for the seconds after the play, then encodes. The clip is named ``<evidence id>-clip`` after
+for the seconds after the play, then encodes it on a low-priority thread (seconds of CPU
+on a Pi: never in the frame loop). The clip is named ``<evidence id>-clip`` after
 the play's evidence frames, tied to the play's seq (so a dispute bundle of that hand takes
 it), and spooled then removed like the JPEGs.
 
@@ -15,9 +16,13 @@ Chromium, Firefox, Android and iOS 17.4+ Safari play it.
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import os
+import threading
 from collections import deque
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -64,6 +69,7 @@ class ClipRecorder:
     _wanted: dict[str, _Wanted] = field(default_factory=dict)
     _asked: set[str] = field(default_factory=set)
     _last_t: float = -1e9
+    _worker: ThreadPoolExecutor | None = None
 
     def hooks(self) -> NodeHooks:
         return NodeHooks(on_event=self.on_event, on_ruling=self.on_ruling, on_frame=self.on_frame)
@@ -76,7 +82,8 @@ class ClipRecorder:
         if not isinstance(evidence, str) or evidence in self._asked:
             return
         self._asked.add(evidence)
-        seq = ev.get("seq")
+        # a prompt's clip belongs to the play it doubts (as its frames do)
+        seq = ev.get("ref") if ev["type"] == "needs_referee" else ev.get("seq")
         self._wanted[evidence] = _Wanted(evidence, seq if isinstance(seq, int) else None, ev["t"])
 
     def on_event(self, ev: Event) -> None:
@@ -102,9 +109,13 @@ class ClipRecorder:
             self._ring.popleft()
 
     def flush(self) -> None:
-        """The source ended: the clips still waiting get what there is."""
+        """The source ended: the clips still waiting get what there is, and every clip
+        being encoded is stored before this returns."""
         for w in list(self._wanted.values()):
             self._finish(w)
+        if self._worker is not None:
+            self._worker.shutdown(wait=True)
+            self._worker = None
 
     def _small(self, image: NDArray[Any]) -> NDArray[np.uint8] | None:
         masked = self.mask(np.asarray(image, np.uint8))
@@ -128,14 +139,25 @@ class ClipRecorder:
                 w.t,
             )
             return
+        if self._worker is None:  # encoding takes seconds on a Pi: never in the frame loop
+            self._worker = ThreadPoolExecutor(1, "clips", initializer=_lower_priority)
+        self._worker.submit(self._encode, w, shots)
+
+    def _encode(self, w: _Wanted, shots: list[NDArray[np.uint8]]) -> None:
         try:
             path = write_clip(self.spool / f"{w.evidence}-clip{SUFFIX}", shots, self.fps)
             self.store(path, w.evidence, w.seq)
             path.unlink(missing_ok=True)
-        except OSError as e:
+        except Exception as e:  # a full disk, a store refusal: logged, the node reads on
             log.error("clip %s not kept: %s", w.evidence, e)
             return
         self.written.append(w.evidence)
+
+
+def _lower_priority() -> None:
+    """The encoder thread yields to the camera and the recognizer (Linux: per thread)."""
+    with contextlib.suppress(OSError, AttributeError):
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)
 
 
 def write_clip(path: Path, frames: list[NDArray[np.uint8]], fps: float) -> Path:

@@ -592,6 +592,7 @@ class TableApp:
 
         assert self.store is not None
         self.clips = ClipRecorder(spool, store_clips(self.store, self.cfg.table_id), mask)
+        self._closers.append(self.clips.flush)  # before the store closes (reverse order)
         return self.clips.hooks()
 
     def init_seats(self) -> None:

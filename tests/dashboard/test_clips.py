@@ -110,11 +110,14 @@ def test_a_violation_and_a_prompt_each_get_a_clip_in_the_chain(judged: dict[str,
     store, table = judged["store"], judged["table"]
     found = _by_kind(store, table)
     kept = {m["name"]: m for m in store.media_of(table, "clip")}
-    for what, ev in (("violation", found["proof"]), ("prompt", found["prompt"])):
+    for what, ev, seq in (
+        ("violation", found["proof"], found["proof"]["seq"]),
+        ("prompt", found["prompt"], found["prompt"]["ref"]),  # the play it doubts
+    ):
         name = f"{ev['evidence']}-clip"
         assert name in kept, f"{what}: no clip named {name} in {sorted(kept)}"
         clip = kept[name]
-        assert clip["seq"] == ev["seq"] and clip["relpath"].endswith(".webm")
+        assert clip["seq"] == seq and clip["relpath"].endswith(".webm")
         path = store.media_path(clip["sha256"])
         assert path is not None
         frames, fps = _frames(path)
