@@ -4,7 +4,8 @@
    every change: a clip's <video> is kept and put back, so a referee's playback survives. */
 (() => {
   const table = document.body.dataset.table;
-  if (!table) return;
+  // the pages that draw a play's frames (and the table page's latest clips)
+  if (!table || !["table", "violations", "corrections"].includes(document.body.dataset.page)) return;
   const clips = new Map(); // the play's evidence frame id → {evidence, media, seq, size, url}
   const kept = new Map(); // evidence id → its <figure class="clip">
   let fetchedAt = 0;
