@@ -205,3 +205,8 @@ def test_the_panel_and_undelayed_preview_are_the_head_referees_alone(
     )
     assert bad.status_code == 400 and "video" in bad.get_data(as_text=True)
     assert Path(app.config["TABLESCAN_DATA_DIR"], "overlay_layouts.sqlite3").exists()
+    # a new link's page leads to its panel (the token is in hand only there)
+    made = head.post("/tables/t1/overlay-token", data={"csrf_token": csrf}).get_data(True)
+    new = re.search(r"/overlay/t1\?token=([\w-]+)", made)
+    assert new is not None
+    assert f'href="/overlay/t1/operator?token={new.group(1)}"' in made
