@@ -52,6 +52,13 @@
     msg.textContent = t("Copied: paste it as the URL of an OBS browser source.");
   });
 
+  // each preview is the overlay at a 1280 × 720 browser source, scaled down to its box
+  const fit = () => document.querySelectorAll(".op-preview .screen").forEach((s) => {
+    s.style.setProperty("--scale", String(s.clientWidth / 1280));
+  });
+  new ResizeObserver(fit).observe(document.getElementById("op-previews"));
+  fit();
+
   document.getElementById("op-guides").addEventListener("change", (e) => {
     document.getElementById("op-previews").classList.toggle("guides-on", e.target.checked);
   });
