@@ -40,7 +40,7 @@ from hall.client import connect_async, make_client
 from hall.clips import store_clip
 from hall.config import HallConfig
 from hall.live import store_frame, store_health
-from hall.topics import split, topic
+from hall.topics import NODE_TOPICS, split, topic
 
 log = logging.getLogger(__name__)
 
@@ -184,9 +184,7 @@ class Desk:
             log.warning("desk: broker refused the connection: %s", rc)
             return
         hall = self.cfg.hall
-        client.subscribe(
-            [(topic(hall, "+", w), 1) for w in ("events", "state", "status", "clip", "frame")]
-        )
+        client.subscribe([(topic(hall, "+", w), 1) for w in NODE_TOPICS])
         self.connected.set()
         if not flags.session_present:  # the broker lost what it queued for us: ask every table
             with self._lock:

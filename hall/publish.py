@@ -43,7 +43,7 @@ from hall.client import connect_async, make_client
 from hall.clips import ClipSender
 from hall.config import HallConfig
 from hall.live import FrameSender
-from hall.topics import topic
+from hall.topics import NODE_TOPICS, topic
 
 log = logging.getLogger(__name__)
 
@@ -75,9 +75,7 @@ class Publisher:
         self.cfg = cfg
         self.poll_s = poll_s
         self.outbox = Outbox(store.data_dir, table)
-        self.topics = {
-            w: topic(cfg.hall, table, w) for w in ("events", "state", "status", "clip", "frame")
-        }
+        self.topics = {w: topic(cfg.hall, table, w) for w in NODE_TOPICS}
         self.clips = ClipSender(store, table)  # hall.clips: each clip to the desk once
         self.frames = FrameSender(store.data_dir, table)  # hall.live: the camera, low rate
         self._decisions = topic(cfg.hall, table, "decisions")
