@@ -27,6 +27,7 @@ from werkzeug.exceptions import HTTPException
 
 from dashboard.api import hub
 from dashboard.auth import current_user, role_required
+from dashboard.overlay_switches import LAYOUTS_DB, switches  # the operator's switches
 from dashboard.sse import delayed_stream
 from dashboard.users import overlay_link_id
 
@@ -39,7 +40,6 @@ LAYOUTS: dict[str, tuple[str, ...]] = {
     "sidebar": ("right", "left"),
 }
 DEFAULT_LAYOUT = "lower-third"
-LAYOUTS_DB = "overlay_layouts.sqlite3"
 #: The broadcast delay floor by default: a watcher of the stream cannot tell a player at the
 #: table what was just played (a trick takes about this long). Only the operator lowers it.
 MIN_DELAY_S = 30.0
@@ -122,6 +122,17 @@ def layouts() -> LayoutStore:
     return ext["dashboard.overlay_layouts"]  # type: ignore[no-any-return]
 
 
+@bp.after_request
+def _frameable(resp: Response) -> Response:
+    """The operator panel previews the overlay in a frame of this site (OBS is no frame)."""
+    resp.headers.setdefault(
+        "Content-Security-Policy",
+        "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline';"
+        " script-src 'self'; frame-ancestors 'self'",
+    )
+    return resp
+
+
 @bp.errorhandler(HTTPException)
 def _blank_http(e: HTTPException) -> Response:
     return Response(BLANK, status=e.code or 500, mimetype="text/html")
@@ -163,8 +174,9 @@ def effective_delay(asked: str | None, default: float, floor: float) -> float:
 @bp.get("/<tid>")
 def page(tid: str) -> Any:
     delay = _check(tid)
-    chosen = layouts().get(overlay_link_id(request.args.get("token", "")))
-    return render_template("overlay.html", tid=tid, delay=delay, lay=chosen)
+    token = request.args.get("token", "")
+    chosen = layouts().get(overlay_link_id(token))
+    return render_template("overlay.html", tid=tid, delay=delay, lay=chosen, ops=switches(token))
 
 
 @bp.post("/<tid>/layout")

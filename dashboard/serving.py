@@ -51,7 +51,9 @@ CONNECTION_LIMIT = 1000
 PAGE_THREADS = 8  # threads streams may never take
 STREAMS_PER_TOKEN = 4  # an OBS scene with a few browser sources
 STREAMS_PER_SESSION = 8  # a referee's tabs: the hall and some tables
-STREAM_PATH = re.compile(r"^/(api/tables/[^/]+/stream|api/hall/stream|overlay/[^/]+/stream)$")
+STREAM_PATH = re.compile(
+    r"^/(api/tables/[^/]+/stream|api/hall/stream|overlay/[^/]+/(?:preview-)?stream)$"
+)
 
 Authorised = Callable[[dict[str, str]], bool]
 

@@ -4,7 +4,8 @@
 ``DATA/live/<table>/health.json``      ``{"fps", "model_ms", "queue", "needs_referee",
                                        "errors", "source", "camera": {"camera": "ok"|"lost",
                                        "lost_for_s", "dropped", "missed", "reconnects", ...},
-                                       "serial": {...}, "updated"}``
+                                       "serial": {...}, "host": {"cpu_temp_c",
+                                       "disk_free_bytes", "disk_total_bytes"}, "updated"}``
 ``DATA/live/<table>/layout.json``      the table's layout from its config (``table_size``,
                                        ``areas``, ``masks``, ``calibration`` settings,
                                        ``seats``), written by the node at start for the

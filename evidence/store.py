@@ -424,6 +424,18 @@ class EvidenceStore:
         cols = ("sha256", "relpath", "size", "created", "kind", "name", "table", "seq", "pruned_at")
         return [dict(zip(cols, r, strict=True)) for r in fetched]
 
+    def media_of(self, table: str, kind: str) -> list[dict[str, Any]]:
+        """A table's live (not pruned) media of one kind (``clip``), oldest first: the
+        dashboard lists a table's clips without reading the whole media index."""
+        with self._lock:
+            fetched = self._db.execute(
+                "SELECT sha256, relpath, size, created, name, seq FROM media"
+                " WHERE table_id=? AND kind=? AND pruned_at IS NULL ORDER BY created",
+                (table, kind),
+            ).fetchall()
+        cols = ("sha256", "relpath", "size", "created", "name", "seq")
+        return [dict(zip(cols, r, strict=True)) for r in fetched]
+
     def resolve_media(self, evidence_id: str) -> str | None:
         """An event's ``evidence`` value → sha256. Accepts a sha256, ``sha256:<hex>``, a file
         name given to ``add_media``, or a table node's frame id whose files are named

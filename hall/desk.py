@@ -31,10 +31,12 @@ from typing import Any
 
 import paho.mqtt.client as mqtt
 
+from evidence.live import LiveFiles
 from evidence.outbox import Ledger, ruling_key
 from evidence.store import EvidenceStore, StoreError
 from evidence.verify import Problem, VerifyReport, verify_store
 from hall.client import connect_async, make_client
+from hall.clips import ClipRefused, store_clip
 from hall.config import HallConfig
 from hall.intake import (
     ChainEnd,
@@ -46,7 +48,8 @@ from hall.intake import (
     parse_state,
     self_consistent,
 )
-from hall.topics import split, topic
+from hall.live import FrameRefused, store_frame, store_health
+from hall.topics import NODE_TOPICS, split, topic
 from hall.witness import DeskWitness
 
 log = logging.getLogger(__name__)
@@ -123,6 +126,7 @@ class Desk:
         self.ledger = Ledger(store.data_dir)
         self.poison = Poison(store.data_dir)
         self.witness = DeskWitness(store.data_dir, self.ledger, key_dir=key_dir)
+        self.live = LiveFiles(store.data_dir)
         self.tables: dict[str, TableLink] = {}
         ends = self.poison.chain_ends()
         for tid, head in self.ledger.heads().items():
@@ -136,6 +140,7 @@ class Desk:
             "refused": 0,
             "resends": 0,
             "poison": 0,
+            "clips": 0,
         }
         self.pending: dict[str, Pending] = {}
         self._lock = threading.RLock()
@@ -196,7 +201,7 @@ class Desk:
             log.warning("desk: broker refused the connection: %s", rc)
             return
         hall = self.cfg.hall
-        client.subscribe([(topic(hall, "+", w), 1) for w in ("events", "state", "status")])
+        client.subscribe([(topic(hall, "+", w), 1) for w in NODE_TOPICS])
         self.connected.set()
         if not flags.session_present:  # the broker lost what it queued for us: ask every table
             with self._lock:
@@ -225,9 +230,15 @@ class Desk:
                     self._on_item(link, parse_item(tid, msg.payload), len(msg.payload))
                 elif what == "state":
                     self._on_state(link, parse_state(msg.payload))
+                    store_health(self.live, tid, link.state)  # hall.live: for the hall page
                 elif what == "status":
                     link.status = msg.payload.decode("utf-8", "replace")[:16]
-        except Poisoned as e:
+                elif what == "clip":  # hall.clips: checked against the sha256 it carries
+                    store_clip(self.store, tid, bytes(msg.payload))
+                    self.stats["clips"] += 1
+                elif what == "frame":  # hall.live: the camera, not evidence
+                    store_frame(self.live, tid, bytes(msg.payload))
+        except (Poisoned, ClipRefused, FrameRefused) as e:
             self._keep_poison(msg, str(e))
             return
         if self.on_change is not None:

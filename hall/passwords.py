@@ -17,6 +17,8 @@ import secrets
 import sys
 from pathlib import Path
 
+from hall.topics import DESK_TOPICS, NODE_TOPICS, ROOT
+
 ITERATIONS = 101  # mosquitto_passwd's own default
 
 
@@ -45,18 +47,18 @@ def check_name(what: str, name: str) -> None:
 
 def acl_text(hall: str, desk: str = "desk") -> str:
     """Mosquitto's ``acl_file`` for one hall: a table (its user name is its table id, ``%u``)
-    writes only its own events/state/status and reads only its own decisions/resend; the desk
+    writes only its own events/state/status/clip/frame (``hall.topics``) and reads only its own decisions/resend; the desk
     reads the hall and writes decisions/resend."""
     check_name("hall", hall)
     check_name("user", desk)
-    base = f"tablescan/{hall}"
+    base = f"{ROOT}/{hall}"
     return (
         f"# Mosquitto ACL for the tablescan hall {hall!r} (written by python -m hall.passwords).\n"
         f"# A table's broker user name is its table id (%u); never name a table {desk!r}.\n\n"
-        + "".join(f"pattern write {base}/%u/{w}\n" for w in ("events", "state", "status"))
-        + "".join(f"pattern read {base}/%u/{w}\n" for w in ("decisions", "resend"))
+        + "".join(f"pattern write {base}/%u/{w}\n" for w in NODE_TOPICS)
+        + "".join(f"pattern read {base}/%u/{w}\n" for w in DESK_TOPICS)
         + f"\nuser {desk}\ntopic read {base}/#\n"
-        + f"topic write {base}/+/decisions\ntopic write {base}/+/resend\n"
+        + "".join(f"topic write {base}/+/{w}\n" for w in DESK_TOPICS)
     )
 
 

@@ -41,8 +41,10 @@ from evidence.outbox import Outbox, StreamItem
 from evidence.signing import read_head
 from evidence.store import EvidenceStore, StoreError
 from hall.client import connect_async, make_client
+from hall.clips import ClipSender
 from hall.config import HallConfig
-from hall.topics import topic
+from hall.live import FrameSender
+from hall.topics import NODE_TOPICS, topic
 
 log = logging.getLogger(__name__)
 
@@ -75,7 +77,9 @@ class Publisher:
         self.cfg = cfg
         self.poll_s = poll_s
         self.outbox = Outbox(store.data_dir, table)
-        self.topics = {w: topic(cfg.hall, table, w) for w in ("events", "state", "status")}
+        self.topics = {w: topic(cfg.hall, table, w) for w in NODE_TOPICS}
+        self.clips = ClipSender(store, table)  # hall.clips: each clip to the desk once
+        self.frames = FrameSender(store.data_dir, table)  # hall.live: the camera, low rate
         self._decisions = topic(cfg.hall, table, "decisions")
         self._resend = topic(cfg.hall, table, "resend")
         self.client, self._props = make_client(
@@ -193,6 +197,11 @@ class Publisher:
             if item.kind == "event":
                 self._scan_state([item.data])
         self._settle_acks()
+        if self.connected.is_set():
+            self.clips.tick(lambda body: self.client.publish(self.topics["clip"], body, qos=1))
+            self.frames.tick(
+                lambda jpeg: self.client.publish(self.topics["frame"], jpeg, qos=0, retain=True)
+            )
         now = time.monotonic()
         due = now - self._state_at >= self.cfg.heartbeat_s
         if self.connected.is_set() and (

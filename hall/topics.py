@@ -1,7 +1,9 @@
 """The hall's topic names (Frigate style: ``tablescan/<hall>/<table>/<what>``).
 
 Node → desk: ``events`` (QoS 1, every record event and ruling in stream order), ``state``
-(retained summary + heartbeat), ``status`` (retained ``online``/``offline``, the Last Will).
+(retained summary + heartbeat), ``status`` (retained ``online``/``offline``, the Last Will),
+``clip`` (QoS 1, each dispute clip's bytes, ``hall.clips``), ``frame`` (QoS 0, retained, the
+live camera at a low rate, ``hall.live``).
 Desk → node: ``decisions`` (QoS 1, referee decisions taken at the desk), ``resend`` (QoS 1,
 ``{"from": pos}``: the desk saw a gap).
 """
@@ -9,7 +11,7 @@ Desk → node: ``decisions`` (QoS 1, referee decisions taken at the desk), ``res
 from __future__ import annotations
 
 ROOT = "tablescan"
-NODE_TOPICS = ("events", "state", "status")
+NODE_TOPICS = ("events", "state", "status", "clip", "frame")
 DESK_TOPICS = ("decisions", "resend")
 
 

@@ -18,6 +18,7 @@ from typing import Any
 import cv2
 
 from evidence.live import LiveFiles
+from tablescan.host_health import THERMAL, host_health
 from tablescan.node import TableNode
 from vision.sources import Frame, SourceHealth
 
@@ -36,8 +37,10 @@ class LiveShare:
         serial: Callable[[], dict[str, Any]] | None = None,
         camera: SourceHealth | None = None,
         source: str | None = None,
+        thermal: Path = THERMAL,
     ) -> None:
         self.live = LiveFiles(data)
+        self.thermal = thermal
         self.table = table
         self.node = node
         self.serial = serial
@@ -65,6 +68,7 @@ class LiveShare:
             out["camera"] = self.camera.snapshot()
         if self.serial is not None:
             out["serial"] = self.serial()
+        out["host"] = host_health(self.live.root.parent, self.thermal)  # CPU °C, disk
         return out
 
     def write_health(self) -> None:

@@ -48,6 +48,7 @@ from vision.sources import FrameSource, open_source
 if TYPE_CHECKING:
     from evidence.store import EvidenceStore
     from hall.publish import Publisher
+    from tablescan.clips import ClipRecorder
     from tablescan.live_share import LiveShare
     from tablescan.recorded_presses import RecordedPresses
     from tablescan.seat_buttons import SeatButtons
@@ -385,6 +386,7 @@ class TableApp:
     seats: SeatButtons | None = field(init=False, default=None)
     publisher: Publisher | None = field(init=False, default=None)
     live: LiveShare | None = field(init=False, default=None)
+    clips: ClipRecorder | None = field(init=False, default=None)
     recorded: RecordedPresses | None = field(init=False, default=None)
     _listeners: list[NodeHooks] = field(init=False, default_factory=list)
     _closers: list[Callable[[], None]] = field(init=False, default_factory=list)
@@ -564,6 +566,8 @@ class TableApp:
         if self.store is not None and evidence_dir is None:
             evidence_dir = self.store.data_dir / "spool" / self.cfg.table_id
             self._listeners.insert(1, NodeHooks(on_evidence=_unspool))
+            if self.keep_evidence:
+                self._listeners.insert(2, self.init_clips(evidence_dir))
         self.node = TableNode(
             self.cfg,
             self.reader,
@@ -575,6 +579,21 @@ class TableApp:
         )
         if self.stored and getattr(self.frames, "live", False):
             self.node.continue_live()
+
+    def init_clips(self, spool: Path) -> NodeHooks:
+        """A clip (the seconds around the play, WebM) for every violation and referee
+        prompt, chained as a ``clip`` media row (``tablescan.clips``)."""
+        from tablescan.clips import ClipRecorder, store_clips
+
+        reader = self.reader
+
+        def mask(image: Any) -> Any:
+            return reader.masked(image) if reader.calibration is not None else None
+
+        assert self.store is not None
+        self.clips = ClipRecorder(spool, store_clips(self.store, self.cfg.table_id), mask)
+        self._closers.append(self.clips.flush)  # before the store closes (reverse order)
+        return self.clips.hooks()
 
     def init_seats(self) -> None:
         if self.serial is None:
@@ -609,7 +628,9 @@ class TableApp:
             camera,
             getattr(self.frames, "name", None),
         )
-        self.node.hooks.on_frame = self.live.on_frame
+        self.node.hooks.on_frame = chain_hooks(
+            self.node.hooks, NodeHooks(on_frame=self.live.on_frame)
+        ).on_frame
         LiveFiles(self.data).put_layout(self.cfg.table_id, layout_json(self.cfg))
         self.live.write_health()
 
@@ -654,6 +675,8 @@ class TableApp:
         )
         if self.seats is not None:
             self.seats.poll()  # the lights show the hand's end
+        if self.clips is not None:
+            self.clips.flush()  # the source ended: the clips still waiting get what there is
         return stats
 
     def stop(self) -> None:

@@ -118,8 +118,14 @@
     try { render(v); } catch (e) { root.innerHTML = ""; }
   }
 
-  const es = new EventSource(`/overlay/${encodeURIComponent(tid)}/stream?${q}`);
-  es.addEventListener("state", (m) => { try { safeRender(JSON.parse(m.data)); } catch (e) { safeRender(null); } });
+  // the operator panel's undelayed preview names its own (login-only) stream
+  const es = new EventSource(body.dataset.stream || `/overlay/${encodeURIComponent(tid)}/stream?${q}`);
+  es.addEventListener("state", (m) => {
+    let v = null;
+    try { v = JSON.parse(m.data); } catch (e) { v = null; }
+    safeRender(v);
+    document.dispatchEvent(new CustomEvent("overlay:state", { detail: v })); // overlay-extras.js
+  });
   // the head referee revoked this link: go blank and stop asking
   es.addEventListener("revoked", () => { es.close(); safeRender(null); });
   // refused (a bad token) or gone for good: nothing on air
