@@ -47,8 +47,8 @@ def check_name(what: str, name: str) -> None:
 
 def acl_text(hall: str, desk: str = "desk") -> str:
     """Mosquitto's ``acl_file`` for one hall: a table (its user name is its table id, ``%u``)
-    writes only its own events/state/status/clip/frame (``hall.topics``) and reads only its own decisions/resend; the desk
-    reads the hall and writes decisions/resend."""
+    writes only its own node topics (``hall.topics.NODE_TOPICS``) and reads only its own
+    decisions/resend; the desk reads the hall and writes decisions/resend."""
     check_name("hall", hall)
     check_name("user", desk)
     base = f"{ROOT}/{hall}"
