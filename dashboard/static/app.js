@@ -141,11 +141,11 @@ function engineText(v) {
 const GAME_VIEWS = {
   tractor: {
     headline: (v) => `<span class="chip">${esc(t("hand {n}", { n: v.hand ?? "–" }))}</span><span class="chip">${esc(t("level {l}", { l: v.level ?? "–" }))}</span>`
-      + `<span class="chip trump">${esc(t("trump"))} ${esc((v.trump || {}).level || "")} ${suitHTML((v.trump || {}).suit)}</span>`
-      + `<span class="chip">${esc(t("banker"))} ${v.banker != null ? seatName(v, v.banker) : "–"}</span>`,
+      + `<span class="chip trump" id="trump-chip">${esc(t("trump"))} ${trumpHTML(v.trump)}</span>`
+      + `<span class="chip" id="banker-chip">${esc(t("banker"))} ${v.banker != null ? seatName(v, v.banker) + ((v.trump || {}).doubted ? ` <span class="status" data-provisional>${esc(t("awaiting a referee"))}</span>` : "") : (v.trump || {}).unknown ? `<span class="status">${esc(t("unknown: awaiting a referee"))}</span>` : `<span class="muted">${esc(t("not fixed yet"))}</span>`}</span>`,
     side: null,
     hall: (tb) => `<div class="teams">${(tb.teams || []).map((x) => `<div>${esc(x.names.join(" · "))}${x.banker_side ? " ★" : ""}<br><span class="muted">${esc(t("level {l}", { l: x.level }))}</span></div>`).join("")}</div>`
-      + `<div class="small">${esc(t("trump"))} ${tb.trump ? `${esc(tb.trump.level || "")} ${suitHTML(tb.trump.suit)}` : "–"} · ${esc(t("attackers {n} points", { n: tb.attacker_points ?? 0 }))}</div>`,
+      + `<div class="small">${esc(t("trump"))} ${tb.trump ? trumpHTML(tb.trump) : "–"} · ${esc(t("attackers {n} points", { n: tb.attacker_points ?? 0 }))}</div>`,
   },
   gouji: {
     headline: (v) => `<span class="chip">${esc(t("deal {n}", { n: v.hand ?? "–" }))}</span>`
