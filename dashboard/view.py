@@ -25,6 +25,7 @@ import contextlib
 from typing import Any, cast
 
 from dashboard.view_gouji import GoujiPanel
+from engine import names
 from engine.cards import CardError, parse_cards
 from engine.games import GAMES
 from engine.gouji.rules import ProfileError, Rules
@@ -708,6 +709,8 @@ class TableFold:
                     "proof_evidence": proof_ev.get("evidence") if proof_ev else None,
                     "at_play": at_ev,
                     "proof_play": proof_ev,
+                    # the reason in Chinese (engine.names); the record keeps its English
+                    "detail_zh": names.detail_text(v.get("detail"), "zh_CN"),
                 }
             )
         self._put("violations", shown)

@@ -495,12 +495,25 @@ function evidenceBlock(v, x) {
     + `<div class="col">${proofBlock(v, t("the play that proves it"), x.proven_by_seq, x.proof_play, x.proof_evidence, same ? false : undefined)}</div></div>`;
 }
 
+/* A profile's penalty note is "<English gloss> [<sheet's line> 「<its words>」]": the sheet's own
+   words are what a referee quotes; the English gloss stays out of a Chinese page. */
+function sheetQuote(note) {
+  const quoted = [...note.matchAll(/\[([^\]]*)\]/g)].map((m) => m[1]);
+  return quoted.length ? quoted.join(" ") : note.includes("「") ? note.slice(note.indexOf("「")) : note;
+}
+
 function citeBlock(x) {
   const rule = RULES && RULES.rules ? RULES.rules[x.rule] : null;
-  const quotes = [...(rule ? rule.cites : []), ...(x.penalty && x.penalty.note && /「/.test(x.penalty.note) ? [x.penalty.note] : [])];
+  const quotes = [...(rule ? rule.cites.map(sheetQuote) : []), ...(x.penalty && x.penalty.note && /「/.test(x.penalty.note) ? [sheetQuote(x.penalty.note)] : [])];
   return `<details class="cite"><summary>${esc(t("What the sheet says"))}</summary>`
     + (quotes.length ? quotes.map((q) => `<blockquote lang="zh-CN">${esc(q)}</blockquote>`).join("") : `<p class="muted small">${esc(t("The sheet gives no quote for this rule."))}</p>`)
-    + (x.detail ? `<p class="small muted">${esc(t("Engine's reason"))}: <span lang="en">${esc(x.detail)}</span></p>` : "") + `</details>`;
+    + (detailText(x) ? `<p class="small muted">${esc(t("Engine's reason"))}: <span class="reason">${esc(detailText(x))}</span></p>` : "") + `</details>`;
+}
+
+/* The judge's reason in the page's language: the record's English, or its Chinese from
+   engine.names (the view's detail_zh); a reason with no Chinese yet is left out, not shown raw. */
+function detailText(x) {
+  return LANG === "en" ? x.detail : x.detail_zh;
 }
 
 function drawQueue(v) {
@@ -614,7 +627,19 @@ function drawCorrections(v) {
 }
 
 function reasonText(reason) {
-  return { low_confidence: t("the camera is unsure of this reading"), occluded: t("the cards were partly hidden"), conflict: t("two readings disagree") }[reason] || reason || t("unsure");
+  return {
+    low_confidence: t("the camera is unsure of this reading"),
+    occluded: t("the cards were partly hidden"),
+    conflict: t("two readings disagree"),
+    changed: t("the cards in the area changed"),
+    count: t("the number of cards does not fit the lead"),
+    face_down: t("a card lies face down"),
+    impossible: t("more copies of a card than the decks hold"),
+    out_of_turn: t("a seat that was not to play"),
+    trick_short: t("the trick closed with cards missing"),
+    unknown_banker: t("the banker is not known yet"),
+    later_doubt: t("a later read casts doubt on this one"),
+  }[reason] || t("unsure");
 }
 
 document.addEventListener("click", async (e) => {
