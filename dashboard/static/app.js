@@ -222,21 +222,45 @@ function drawMatch(v) {
     : `<div class="small">${esc(t("Hand {n} of the match", { n: v.hand ?? "–" }))}${m.next_banker != null && !noBanker ? " · " + esc(t("next banker {name}", { name: (v.seats[m.next_banker] || {}).name || m.next_banker })) : ""}</div>`;
   const playing = v.status === "playing";
   const controls = CAN_RULE && !m.over
-    ? `<div class="controls">${playing ? `<button class="rule-btn" data-match="end_hand">${esc(t("End the hand"))}</button>` : `<button class="rule-btn" data-match="start_hand">${esc(t("Start the next hand"))}</button>`}<button class="rule-btn" data-match="end_match">${esc(t("End the match"))}</button><span class="small msg"></span></div>`
+    ? `<div class="controls">${playing ? `<button class="rule-btn" data-match="end_hand">${esc(t("End the hand"))}</button>` : `<button class="rule-btn" data-match="start_hand">${esc(t("Start the next hand"))}</button>`}<button class="rule-btn danger" data-match="end_match">${esc(t("End the match"))}</button><span class="small msg"></span></div><div class="confirm-slot">${pendingMatch ? confirmHTML(pendingMatch) : ""}</div>`
     : "";
   el.innerHTML = `<h2>${esc(t("Match"))}</h2>${head}`
     + `<table class="grid small"><thead><tr>${heads}</tr></thead><tbody>${rows || `<tr><td colspan="4" class="muted">${esc(t("No hand finished yet."))}</td></tr>`}</tbody></table>`
     + controls;
 }
 
+/* What each match action does, said before it is done: each is chained in the record and
+   cannot be taken back from the page. */
+function matchActionText(action) {
+  return {
+    end_hand: t("End this hand now: the record gets hand_end and the judge scores the hand as it stands. This cannot be undone."),
+    start_hand: t("Start the next hand: the record gets hand_start with the banker and level the judge gives. This cannot be undone."),
+    end_match: t("End the whole match: the record gets match_end with the result so far; no further hand can start at this table. This cannot be undone."),
+  }[action] || "";
+}
+
+let pendingMatch = null;  // the match action asked for and not yet confirmed (kept across redraws)
+
+function confirmHTML(action) {
+  return `<div class="confirm panel" data-confirm="${esc(action)}" role="alertdialog"><p>${esc(matchActionText(action))}</p><div class="controls"><button class="rule-btn danger" data-match-confirm="${esc(action)}">${esc(t("Yes, do it"))}</button><button class="rule-btn" data-match-cancel>${esc(t("Cancel"))}</button></div></div>`;
+}
+
 document.addEventListener("click", async (e) => {
-  const btn = e.target.closest && e.target.closest("[data-match]");
-  if (!btn || !TID) return;
-  const msg = btn.parentElement.querySelector(".msg");
+  if (!e.target.closest || !TID) return;
+  const ask = e.target.closest("[data-match]");
+  if (ask || e.target.closest("[data-match-cancel]")) {  /* the first tap only asks */
+    pendingMatch = ask ? ask.dataset.match : null;
+    if (lastView) drawMatch(lastView);
+    return;
+  }
+  const btn = e.target.closest("[data-match-confirm]");
+  if (!btn) return;
+  pendingMatch = null;
   try {
-    await post(`/api/tables/${encodeURIComponent(TID)}/match`, { action: btn.dataset.match });
-    if (msg) msg.textContent = "";
+    await post(`/api/tables/${encodeURIComponent(TID)}/match`, { action: btn.dataset.matchConfirm });
+    if (lastView) drawMatch(lastView);
   } catch (err) {
+    const msg = $("#match .msg");
     if (msg) msg.textContent = err.message;
   }
 });
