@@ -34,7 +34,6 @@ IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
 PI_CAMERA_SIZE = (2304, 1296)  # Camera Module 3: full field of view, 2×2 binned
 STREAM = re.compile(r"^(rtsp|rtsps|http|https|udp|tcp)://")
 FIRST_RETRY_S = 0.05
-TAIL_SLACK = 2  # frames a container may state beyond what it holds (not damage)
 
 
 class SourceError(RuntimeError):
@@ -102,20 +101,11 @@ class VideoSource:
         start = time.monotonic()
         index = 0
         failures = 0
-        count = self.frame_count
         while True:
             ok, image = self._cap.read()
             if not ok or image is None:
                 if not self.live:
-                    if count is None or index >= count:
-                        return  # end of file
-                    found = self._skip_damage(index, count)  # damage: go on past it
-                    if found is None:
-                        return
-                    index, image = found
-                    yield Frame(index, index / self.fps, image)
-                    index += 1
-                    continue
+                    return  # end of file
                 failures += 1
                 if failures >= self.max_failures:
                     msg = f"source {self.name}: no frame after {failures} tries (stopped)"
@@ -128,28 +118,6 @@ class VideoSource:
             t = time.monotonic() - start if self.live else index / self.fps
             yield Frame(index, t, image)
             index += 1
-
-    def _skip_damage(self, index: int, count: int) -> tuple[int, NDArray[Any]] | None:
-        """Frame ``index`` of a file that states ``count`` did not decode: seek frame by frame
-        to the next one that does. The skipped frames are one error line (the hand goes on,
-        at video time); None when nothing decodes to the end (a tail of at most
-        ``TAIL_SLACK`` frames is a container's count, not damage, and is not an error)."""
-        first = index
-        image = None
-        while image is None and index + 1 < count:
-            index += 1
-            self._cap.set(cv2.CAP_PROP_POS_FRAMES, index)
-            ok, got = self._cap.read()
-            image = got if ok else None
-        if image is None and count - first <= TAIL_SLACK:
-            return None
-        last = index - 1 if image is not None else count - 1
-        what = f"frame {first}" if last == first else f"frames {first}..{last}"
-        tail = "" if image is not None else "; the file ends damaged"
-        msg = f"source {self.name}: {what} of {count} cannot be decoded (skipped){tail}"
-        self.errors.append(msg)
-        log.error(msg)
-        return None if image is None else (index, image)
 
     def close(self) -> None:
         if self._cap is not None:

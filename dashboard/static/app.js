@@ -581,7 +581,10 @@ function showPreview(v, pv, body) {
     ? `<ul class="changes">${pv.changes.map((c) => `<li>${esc(c.text)}</li>`).join("")}</ul>`
     : `<p class="muted">${esc(t("This correction changes no score, level, outcome or violation."))}</p>`;
   el.innerHTML = `<h2>${esc(body.undo != null ? t("Undo correction seq {n}?", { n: body.undo }) : t("Correct seq {n}?", { n: body.ref }))}</h2>`
-    + `<p>${esc(pv.title)}</p>${changes}`
+    + `<div class="kv pv-what"><span>${esc(t("Event"))}</span><b>${esc(t("seq {n}", { n: body.undo != null ? (pv.correction || {}).ref : body.ref }))}</b>`
+    + `<span>${esc(t("Read now"))}</span><b class="pv-was">${(pv.was || []).length ? cardsHTML(pv.was, "sm") : "–"}</b>`
+    + `<span>${esc(t("Would read"))}</span><b class="pv-would">${pv.deleted ? esc(t("(deleted)")) : cardsHTML(pv.would || [], "sm")}</b></div>`
+    + `<h3>${esc(t("What changes"))}</h3>${changes}`
     + `<div class="compare"><div class="proof"><div class="muted small">${esc(t("now"))}</div>${summaryHTML(v, pv.before)}</div><div class="proof"><div class="muted small">${esc(t("after the correction"))}</div>${summaryHTML(v, pv.after)}</div></div>`
     + `<textarea id="pv-why" placeholder="${esc(t("Why (kept in the audit log)"))}"></textarea>`
     + `<div class="row"><button class="primary rule-btn" id="pv-confirm">${esc(t("Confirm"))}</button><button class="rule-btn" id="pv-cancel">${esc(t("Cancel"))}</button></div><div class="small msg" id="pv-msg"></div>`;
@@ -631,7 +634,7 @@ function drawCorrections(v) {
     ? v.needs_referee.map((n) => {
       const play = playBySeq[n.ref];
       return `<div class="prompt flag" data-ref="${n.ref}"><div><b>${esc(t("seq {n}", { n: n.ref }))}</b> · ${play ? seatName(v, play.seat) + " · " : ""}${esc(reasonText(n.reason))} · ${esc(t("choose the cards actually played:"))}</div>`
-        + `<div class="prompt-body">${frameHTML(n.evidence || (play ? play.evidence : null), n.reads || (play ? play.reads : null))}<div class="candidates">${(n.candidates || []).map((c) => `<button class="rule-btn" data-act="candidate" data-seq="${n.ref}" data-cards="${esc(c.cards.join(" "))}">${cardsHTML(c.cards, "sm")} ${(c.confidence * 100).toFixed(0)}%</button>`).join("")}${CAN_RULE ? `<button class="rule-btn" data-act="stands" data-seq="${n.ref}">${esc(t("Reading stands"))}</button>` : ""}</div></div><div class="small msg"></div></div>`;
+        + `<div class="prompt-body">${frameHTML(n.evidence || (play ? play.evidence : null), n.reads || (play ? play.reads : null))}<div class="candidates">${(n.candidates || []).map((c) => candidateHTML(n, play, c)).join("")}${CAN_RULE ? `<button class="rule-btn" data-act="stands" data-seq="${n.ref}">${esc(t("Reading stands"))}</button>` : ""}</div></div><div class="small msg"></div></div>`;
     }).join("")
     : `<p class="muted">${esc(t("None pending."))}</p>`);
   const plays = $("#plays tbody");
@@ -648,6 +651,18 @@ function drawCorrections(v) {
   $("#audit tbody").innerHTML = (v.audit || []).slice().reverse().map((a) => `<tr data-audit="${a.seq}"><td class="mono" data-label="${esc(t("seq"))}">${a.seq}</td><td data-label="${esc(t("When"))}">${clock(a.at)}</td><td data-label="${esc(t("Who"))}">${esc(a.by)}</td><td data-label="${esc(t("What"))}">${auditWhat(v, a)}</td><td data-label="${esc(t("Why"))}">${esc(a.why || a.note || "")}</td>`
     + `<td>${a.type === "correction" && CAN_RULE && !a.delete && !undone.has(a.seq) && !(HISTORY.find((h) => h.seq === a.seq) || {}).undoes ? `<button class="rule-btn" data-act="undo" data-seq="${a.seq}">${esc(t("Undo"))}</button>` : undone.has(a.seq) ? `<span class="muted small">${esc(t("undone"))}</span>` : ""}</td></tr>`).join("")
     || `<tr><td colspan="6" class="muted">${esc(t("No referee action yet."))}</td></tr>`;
+}
+
+/* A camera candidate as a button: the current read itself means "the reading stands" (never a
+   correction of QD to QD); a candidate of no cards means the play is deleted. */
+function candidateHTML(n, play, c) {
+  const pct = `${(c.confidence * 100).toFixed(0)}%`;
+  const cards = c.cards || [];
+  if (play && cards.join(" ") === (play.cards || []).join(" "))
+    return CAN_RULE ? `<button class="rule-btn" data-act="stands" data-seq="${n.ref}">${cardsHTML(cards, "sm")} ${pct} · ${esc(t("as read: the reading stands"))}</button>` : "";
+  if (!cards.length)
+    return `<button class="rule-btn" data-act="delete" data-seq="${n.ref}">${esc(t("no cards: delete this play"))} ${pct}</button>`;
+  return `<button class="rule-btn" data-act="candidate" data-seq="${n.ref}" data-cards="${esc(cards.join(" "))}">${cardsHTML(cards, "sm")} ${pct}</button>`;
 }
 
 function reasonText(reason) {
@@ -681,6 +696,8 @@ document.addEventListener("click", async (e) => {
       await preview({ ref: Number(btn.dataset.seq), cards: input.value });
     } else if (btn.dataset.act === "candidate") {
       await preview({ ref: Number(btn.dataset.seq), cards: btn.dataset.cards });
+    } else if (btn.dataset.act === "delete") {
+      await preview({ ref: Number(btn.dataset.seq), delete: true });
     } else if (btn.dataset.act === "undo") {
       await preview({ undo: Number(btn.dataset.seq) });
     } else if (btn.dataset.act === "stands") {

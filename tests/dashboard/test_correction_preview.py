@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser
+from playwright.sync_api import Browser, expect
 
 from tests.dashboard.test_screens import LANGS, RECORD, login, open_page, site  # noqa: F401
 
@@ -40,7 +40,7 @@ def test_the_preview_says_what_and_refuses_a_no_op(
         page.wait_for_selector(".prompt")
         ref = int(page.get_attribute(".prompt", "data-ref") or -1)
         read = next(e for e in RECORD if e.get("seq") == ref)["cards"]
-        assert page.locator(".prompt button[data-act=candidate]").count() == 1
+        expect(page.locator(".prompt button[data-act=candidate]")).to_have_count(1)
         assert w["stands"] in page.inner_text(".prompt .candidates")
         page.locator(".prompt button[data-act=candidate]").click()
         page.wait_for_selector("#preview:not([hidden]) .pv-what")
