@@ -10,17 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
-from tablescan.render_gouji import GoujiRender, render_gouji, simulated_deals
+from tablescan.render_gouji import GoujiRender
 from tests.security.conftest import ENV
-
-
-@pytest.fixture(scope="module")
-def gouji_clip(tmp_path_factory: pytest.TempPathFactory) -> GoujiRender:
-    """The first 12 events of a Gouji deal (five passes pressed among them), ~190 frames."""
-    events = simulated_deals("gouji-abqu", 3, 1, None)[:12]
-    return render_gouji(events, tmp_path_factory.mktemp("g") / "g.mp4", 3, "eval", None)
 
 
 def _run(clip: GoujiRender, out: Path, *extra: str) -> tuple[list[dict[str, object]], str]:
