@@ -547,21 +547,49 @@ function drawQueue(v) {
     if (!v.violations || !v.violations.length) { root.innerHTML = `<div class="panel muted">${esc(t("No violation flagged in this match."))}</div>`; return; }
     const rulings = {};
     (v.audit || []).filter((a) => a.type === "ruling").forEach((a) => { rulings[a.ref] = a; });
-    const ordered = [...v.violations].sort((a, b) => ((a.status || "open") === "open" ? 0 : 1) - ((b.status || "open") === "open" ? 0 : 1));
-    root.innerHTML = ordered.map((x) => {
+    const rules = [...new Set(v.violations.map((x) => x.rule))];
+    if (queueFilter.rule && !rules.includes(queueFilter.rule)) queueFilter.rule = "";
+    const shown = v.violations.filter((x) => (!queueFilter.rule || x.rule === queueFilter.rule)
+      && (!queueFilter.state || (x.status || "open") === queueFilter.state));
+    const ordered = [...shown].sort((a, b) => (a.hand ?? 0) - (b.hand ?? 0) || ((a.status || "open") === "open" ? 0 : 1) - ((b.status || "open") === "open" ? 0 : 1));
+    const option = (value, label, now) => `<option value="${esc(value)}"${value === now ? " selected" : ""}>${esc(label)}</option>`;
+    const bar = `<form class="controls queue-filter" id="queue-filter"><label>${esc(t("Rule"))} <select name="rule">${option("", t("all rules"), queueFilter.rule)}${rules.map((r) => option(r, ruleName(r), queueFilter.rule)).join("")}</select></label>`
+      + `<label>${esc(t("State"))} <select name="state">${option("", t("all states"), queueFilter.state)}${["open", "upheld", "dismissed"].map((st) => option(st, statusText(st), queueFilter.state)).join("")}</select></label>`
+      + `<span class="muted small" id="queue-count">${esc(t("{n} of {total} shown", { n: shown.length, total: v.violations.length }))}</span></form>`;
+    let hand = null;
+    root.innerHTML = bar + ordered.map((x) => {
+      const head = x.hand !== hand ? `<h2 class="queue-hand" data-hand="${esc(x.hand)}">${esc(t("hand {n}", { n: x.hand ?? "–" }))}</h2>` : "";
+      hand = x.hand;
+      return head + violationHTML(v, x, rulings);
+    }).join("");
+  });
+}
+
+/* The queue's filter (kept across redraws): a rule, a state; decided flags collapse. */
+const queueFilter = { rule: "", state: "" };
+document.addEventListener("change", (e) => {
+  const form = e.target.closest && e.target.closest("#queue-filter");
+  if (!form) return;
+  queueFilter[e.target.name] = e.target.value;
+  if (lastView) drawQueue(lastView);
+});
+
+function violationHTML(v, x, rulings) {
+  {
       const status = x.status || "open";
       const r = rulings[x.id];
       const decide = status === "open" && CAN_RULE
         ? `<div class="decide"><textarea data-key="note-${esc(x.id)}" placeholder="${esc(t("Note for the record (why)"))}"></textarea><div class="row"><button class="primary rule-btn" data-act="upheld" data-id="${esc(x.id)}">${esc(t("Uphold"))}</button><button class="rule-btn" data-act="dismissed" data-id="${esc(x.id)}">${esc(t("Dismiss"))}</button></div><div class="small msg"></div></div>`
         : r ? `<div class="muted">${esc(t("{decision} by {who} at {when}", { decision: statusText(r.decision), who: r.by, when: clock(r.at) }))}${r.note ? `<br>“${esc(r.note)}”` : ""}</div>` : status === "open" ? `<div class="muted">${esc(t("Awaiting a referee."))}</div>` : "";
       const how = { immediate: t("seen at once"), retroactive: t("proven by a later play"), audit: t("found at the end of the hand"), referee: t("entered by a referee") }[x.how] || x.how || "";
-      return `<section class="panel viol" data-violation="${esc(x.id)}"><div class="who-rule"><span class="rule" data-rule="${esc(x.rule)}">${esc(ruleName(x.rule))}</span><span>${seatName(v, x.seat)}</span><span class="status ${esc(status)}">${esc(statusText(status))}</span>${x.provisional ? `<span class="status">${esc(t("provisional"))}</span>` : ""}<span class="muted">${esc(t("hand {n}", { n: x.hand }))} · ${esc(how)} · ${esc(t("penalty"))}: ${penaltyText(x.penalty)}</span></div>`
+      const summary = `<summary class="who-rule"><span class="rule" data-rule="${esc(x.rule)}">${esc(ruleName(x.rule))}</span><span>${seatName(v, x.seat)}</span><span class="status ${esc(status)}">${esc(statusText(status))}</span>${x.provisional ? `<span class="status">${esc(t("provisional"))}</span>` : ""}<span class="muted">${esc(t("hand {n}", { n: x.hand }))} · ${esc(how)} · ${esc(t("penalty"))}: ${penaltyText(x.penalty)}</span>${status !== "open" && r ? `<span class="muted small decided-by">${esc(t("{decision} by {who} at {when}", { decision: statusText(r.decision), who: r.by, when: clock(r.at) }))}</span>` : ""}</summary>`;
+      /* an open flag is open to read; a decided one folds to its summary line */
+      return `<details class="panel viol" data-violation="${esc(x.id)}"${status === "open" ? " open" : ""}>${summary}`
         + `<div class="who-rule">${citeBlock(x)}</div>`
         /* dispute report (issue 19) */ + `<p class="small"><a class="report-link" data-report="${esc(x.id)}" target="_blank" href="/api/tables/${encodeURIComponent(v.id)}/export?violation=${encodeURIComponent(x.id)}&format=html">${esc(t("Dispute report (HTML; PDF inside the bundle)"))}</a> · <a href="/api/tables/${encodeURIComponent(v.id)}/export?violation=${encodeURIComponent(x.id)}">${esc(t("bundle (.zip)"))}</a></p>`
         + evidenceBlock(v, x)
-        + `<div>${decide}</div></section>`;
-    }).join("");
-  });
+        + `<div>${decide}</div></details>`;
+  }
 }
 
 /* ---------------------------------------------------------------- corrections */
