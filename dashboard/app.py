@@ -36,7 +36,9 @@ def create_app(
     start_hub: bool = True,
     **config: Any,
 ) -> Flask:
-    data = Path(data_dir)
+    # Absolute once, here: Flask-Babel and send_file resolve a relative path against the
+    # package folder (dashboard/), not the working directory, and would find no catalog or frame.
+    data = Path(data_dir).resolve()
     data.mkdir(parents=True, exist_ok=True)
     app = Flask(__name__)
     app.json = BoundedJSON(app)  # request JSON within bounds everywhere (dashboard.jsonbody)

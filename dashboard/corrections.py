@@ -147,14 +147,20 @@ def _proposed(table: Any, data: dict[str, Any]) -> Event | str:
         try:
             return _undo_event(table, int(data["undo"]), str(data.get("why") or ""))
         except (TypeError, ValueError):
-            return "undo: expected the seq of a correction"
+            return str(gettext("undo: expected the seq of a correction"))
     try:
         ref = int(data.get("ref", ""))
     except (TypeError, ValueError):
-        return "ref: expected the seq of the event to correct"
+        return str(gettext("ref: expected the seq of the event to correct"))
     target = next((e for e in _events(table) if e["seq"] == ref), None)
     if target is None or target["type"] == "correction":
-        return f"ref {ref}: no correctable event with that seq on table {table.id}"
+        return str(
+            gettext(
+                "Seq %(n)s: no event to correct with that seq on table %(table)s",
+                n=ref,
+                table=table.id,
+            )
+        )
     event: Event = {"type": "correction", "ref": ref, "why": str(data.get("why") or "misread")}
     if data.get("cards") not in (None, ""):
         try:
@@ -164,7 +170,19 @@ def _proposed(table: Any, data: dict[str, Any]) -> Event | str:
     if str(data.get("delete", "")).lower() in ("1", "true", "yes"):
         event["delete"] = True
     if len(event) <= 3:
-        return "nothing to correct: give cards or delete"
+        return str(
+            gettext("Seq %(n)s: nothing to correct: give the cards, or delete the event.", n=ref)
+        )
+    now = next((e for e in apply_corrections(_events(table)) if e["seq"] == ref), target)
+    if not event.get("delete") and event.get("cards") == list(now.get("cards") or []):
+        return str(
+            gettext(
+                "Seq %(n)s already reads %(cards)s: nothing to correct (to keep the reading, "
+                "choose “Reading stands”).",
+                n=ref,
+                cards=" ".join(event.get("cards") or []),
+            )
+        )
     return event
 
 
@@ -214,7 +232,14 @@ def preview(tid: str) -> Any:
         b=" ".join(event.get("cards") or []) or gettext("(deleted)"),
     )
     return jsonify(
-        correction=event, before=before, after=after, changes=changes(before, after), title=title
+        correction=event,
+        before=before,
+        after=after,
+        changes=changes(before, after),
+        title=title,
+        was=list(target.get("cards") or []),
+        would=list(event.get("cards") or []),
+        deleted=bool(event.get("delete")),
     )
 
 

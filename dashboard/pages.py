@@ -70,38 +70,20 @@ def _default_layout(seats: int) -> dict[str, Any]:
 
 
 def find_markers(jpeg: bytes | None, dictionary: str) -> list[dict[str, Any]]:
-    """The ArUco markers in the live frame (id, corners, centre in image pixels): what the
-    technician sees the calibration find before saving."""
+    """The ArUco markers in a shared JPEG (a frame from a node that shares no markers.json)."""
     if not jpeg:
         return []
     import cv2
     import numpy as np
 
-    from vision.calibration import CalibrationError, aruco_dictionary
+    from vision.calibration import CalibrationError
+    from vision.calibration import find_markers as in_image
 
     image = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_GRAYSCALE)
-    if image is None:
-        return []
     try:
-        detector = cv2.aruco.ArucoDetector(
-            aruco_dictionary(dictionary), cv2.aruco.DetectorParameters()
-        )
+        return in_image(image, dictionary)
     except CalibrationError:
         return []
-    corners, ids, _ = detector.detectMarkers(image)
-    if ids is None:
-        return []
-    out = []
-    for c, i in sorted(zip(corners, ids.ravel(), strict=True), key=lambda m: int(m[1])):
-        quad = c.reshape(4, 2).astype(float)
-        out.append(
-            {
-                "id": int(i),
-                "corners": quad.round(1).tolist(),
-                "centre": quad.mean(axis=0).round(1).tolist(),
-            }
-        )
-    return out
 
 
 @bp.get("/tables/<tid>/calibration")
@@ -120,7 +102,11 @@ def calibration(tid: str) -> str:
         layout = _default_layout(len(view.get("seats", [])))
     cal = layout.get("calibration") or {}
     dictionary = str(cal.get("dictionary") or "DICT_4X4_50")
-    markers = find_markers(live.frame(tid), dictionary)
+    shared = live.markers(tid)  # the node's, from the frame before the hand masks
+    if shared is not None and isinstance(shared.get("found"), list):
+        markers = list(shared["found"])
+    else:
+        markers = find_markers(live.frame(tid), dictionary)
     return render_template(
         "calibration.html",
         page="calibration",

@@ -25,6 +25,7 @@ import contextlib
 from typing import Any, cast
 
 from dashboard.view_gouji import GoujiPanel
+from engine import names
 from engine.cards import CardError, parse_cards
 from engine.games import GAMES
 from engine.gouji.rules import ProfileError, Rules
@@ -117,6 +118,8 @@ class TableFold:
             self._trick_ruled(r)
         elif kind == "hand":
             self._hand_ruled(r)
+        elif kind == "trump":
+            self._trump_ruled(r)
         elif kind == "place":
             self._place(r)
         elif kind == "tribute":
@@ -233,7 +236,9 @@ class TableFold:
         self._put("level", start.get("level") if start else None)
         self._put(
             "trump",
-            {} if self.gouji else {"level": start.get("level"), "suit": None} if start else {},
+            {}
+            if self.gouji or not start
+            else {"level": start.get("level"), "suit": None, "known": False, "unknown": False},
         )
         self._put("bottom", {"cards": None, "count": None, "multiplier": None, "points": None})
         self._put("outcome", None)
@@ -283,11 +288,33 @@ class TableFold:
             self._put("outcome", {"finishing_order": list(self.places)} if self.places else None)
 
     def _on_trump(self, ev: Event) -> None:
-        self._put("trump", {"level": self.view.get("level"), "suit": ev.get("suit")})
+        self._put_trump(self.view.get("level"), ev.get("suit"), int(ev["seq"]))
         if "banker" in ev:
             self.banker = banker_of(ev)
             self._seats_changed()
         self._tick(ev)
+
+    def _trump_ruled(self, r: Ruling) -> None:
+        """The judge's trump and banker for the deal (taken from the declarations when no
+        ``trump`` event fixed them), or ``unknown``: shown as such, never as no-trump."""
+        if r.get("hand") != self.view.get("hand"):
+            return
+        trump = r.get("trump")
+        if isinstance(trump, dict):
+            self._put_trump(trump.get("level"), trump.get("suit"), r.get("at_seq"))
+        else:
+            level = self.view.get("level")
+            self._put("trump", {"level": level, "suit": None, "known": False, "unknown": True})
+        banker = r.get("banker")
+        if isinstance(banker, int) and banker != self.banker:
+            self.banker = banker
+            self._seats_changed()
+            self._tricks_changed()
+
+    def _put_trump(self, level: Any, suit: Any, seq: Any) -> None:
+        doubted = isinstance(seq, int) and seq in self.doubts
+        trump = {"level": level, "suit": suit, "known": True, "unknown": False, "seq": seq}
+        self._put("trump", {**trump, "doubted": doubted})
 
     def _on_declare(self, ev: Event) -> None:
         self._tick(ev)
@@ -654,6 +681,9 @@ class TableFold:
 
     def _doubts_changed(self) -> None:
         self._put("needs_referee", list(self.doubts.values()))
+        trump = self.view.get("trump") or {}
+        if trump.get("known"):  # the declaration it was taken from awaits a referee, or not
+            self._put_trump(trump.get("level"), trump.get("suit"), trump.get("seq"))
         if "match" in self.view:
             self._match_changed()  # a deal's result rests on its reads: provisional or not
 
@@ -679,6 +709,8 @@ class TableFold:
                     "proof_evidence": proof_ev.get("evidence") if proof_ev else None,
                     "at_play": at_ev,
                     "proof_play": proof_ev,
+                    # the reason in Chinese (engine.names); the record keeps its English
+                    "detail_zh": names.detail_text(v.get("detail"), "zh_CN"),
                 }
             )
         self._put("violations", shown)
@@ -736,7 +768,13 @@ def public_view(view: dict[str, Any]) -> dict[str, Any]:
         "panel": view.get("panel"),
         "hand": view.get("hand"),
         "level": view.get("level"),
-        "trump": {"suit": trump.get("suit"), "level": trump.get("level")},
+        "trump": {
+            "suit": trump.get("suit"),
+            "level": trump.get("level"),
+            "known": trump.get("known", True),
+            "unknown": bool(trump.get("unknown")),
+            "doubted": bool(trump.get("doubted")),
+        },
         "seats": [
             # overlay (issue 19): cards_left is public (Gouji: everyone sees a hand's size)
             {

@@ -6,6 +6,7 @@ same names from one place; neither needs the other to name a card or a rule."""
 
 from __future__ import annotations
 
+import re
 from typing import Literal
 
 Lang = Literal["zh_CN", "en"]
@@ -124,3 +125,118 @@ CITE_KEYS: dict[str, tuple[str, ...]] = {
     "last_not_three": ("bie3",),
     "foul": ("score.foul_points",),
 }
+
+
+#: A unit's kind (engine.tractor.combos) as a referee says it.
+UNIT_KINDS: dict[str, str] = {
+    "single": "单张",
+    "pair": "对子",
+    "tractor": "拖拉机",
+    "triple": "三张",
+    "quad": "四张",
+}
+
+_CARD = r"(?:10|[2-9JQKA])[SHDC]|BJ|SJ"
+_ENGLISH = re.compile(r"[A-Za-z]{3,}")  # an English word (a citation is "C5, L59")
+
+#: The tractor referee's reasons (a violation's ``detail``, English in the record, which keeps
+#: its meaning) → their Chinese, by pattern: what a Chinese page or report shows instead. A
+#: reason no pattern matches is a test failure (tests/engine/test_names.py), never shown raw.
+DETAILS: tuple[tuple[str, str], ...] = (
+    (r"trick (?P<t>\d+): (?P<rest>.+)", "第 {t} 墩：{rest}"),
+    (
+        r"revoke: (?P<n>\d+) card\(s\) off (?P<suit>suit [SHDCT]|trumps) while holding (?P<k>\d+)"
+        r" of it",
+        "未跟花色：{n} 张未出{suit}，而手中有 {k} 张{suit}",
+    ),
+    (
+        r"missed pair: (?P<g>\d+) pair\(s\) of (?P<suit>suit [SHDCT]|trumps) played, (?P<w>\d+)"
+        r" held and required",
+        "有对未跟：只跟出 {g} 对{suit}，手中有且须跟 {w} 对",
+    ),
+    (
+        r"missed (?P<unit>\w+): a (?P=unit) of (?P<suit>suit [SHDCT]|trumps) was held and"
+        r" required",
+        "未跟{unit}：手中有{suit}的{unit}，必须跟出",
+    ),
+    (
+        r"wrong count: (?P<n>\d+) card\(s\) for a (?P<w>\d+)-card lead",
+        "张数不符：首出 {w} 张，跟出 {n} 张",
+    ),
+    (r"(?P<n>\d+) card\(s\) on a (?P<w>\d+)-card lead", "首出 {w} 张，跟出 {n} 张"),
+    (rf"(?P<c>{_CARD}) played but not in hand", "{c} 不在手中却打出"),
+    (
+        r"(?P<unit>.+?) can be beaten by hand (?P<by>\d+); the smallest (?P<kind>\w+)"
+        r" (?P<forced>.+?) is forced; the forced play was (?P<fp>.+)",
+        "{unit} 可被另一家（第 {by} 家）管住；须出最小的{kind} {forced}；应出 {fp}",
+    ),
+    (
+        r"(?P<unit>.+?) can be beaten by hand (?P<by>\d+); the smallest (?P<kind>\w+)"
+        r" (?P<forced>.+?) is forced",
+        "{unit} 可被另一家（第 {by} 家）管住；须出最小的{kind} {forced}",
+    ),
+    (r"a throw must be of one suit", "甩牌须为同一花色"),
+    (r"throws are not allowed", "本规程不允许甩牌"),
+    (
+        r"buried (?P<n>\d+) cards; the profile's bottom is (?P<b>\d+)",
+        "扣底 {n} 张；本规程底牌为 {b} 张",
+    ),
+    (
+        r"the bottom holds (?P<n>\d+) cards; the profile's is (?P<b>\d+)",
+        "底牌有 {n} 张；本规程为 {b} 张",
+    ),
+    (
+        r"led trick (?P<t>\d+) but seat (?P<s>\d+) was to lead",
+        "首出了第 {t} 墩，但应由座位 {s} 首出",
+    ),
+    (r"played in trick (?P<t>\d+) before seat (?P<s>\d+)", "第 {t} 墩中先于座位 {s} 出牌"),
+    (r"a lead of several suits is no combination", "首出多种花色，不成牌型"),
+    (r"a throw \(甩牌\), which this profile does not allow", "甩牌，本规程不允许"),
+    (
+        r"played (?P<n>\d+) cards in the deal; a hand is (?P<h>\d+)",
+        "本副共出 {n} 张；一手牌为 {h} 张",
+    ),
+    # Gouji (engine.gouji.referee): the sheet's own words and citations stay as written
+    (r"(?P<n>\d+)s only as the very last set \((?P<cite>.+)\)", "{n} 只能作为最后一手出（{cite}）"),
+    (
+        r"seat (?P<s>\d+) claimed no 够级 cards, then showed (?P<cards>.+)",
+        "座位 {s} 声称没有够级牌，随后亮出 {cards}",
+    ),
+    (
+        r"mixes ranks (?P<a>\S+) and (?P<b>\S+) \((?P<cite>.+)\)",
+        "混合了 {a} 和 {b} 两种点数（{cite}）",
+    ),
+    (r"same count and strictly higher needed \((?P<cite>.+)\)", "须张数相同且严格更大（{cite}）"),
+    (r"seat (?P<s>\d+) holds the lead", "首出权在座位 {s}"),
+    (r"the set stood; seat (?P<s>\d+) leads", "此牌无人再管，由座位 {s} 首出"),
+    (r"a pass ends the right this round \((?P<cite>.+)\)", "过牌后本轮再无出牌权（{cite}）"),
+    (r"entered by (?P<by>[^:]+): (?P<note>.*)", "由 {by} 录入：{note}"),
+    (r"entered by (?P<by>[^:]+)", "由 {by} 录入"),
+)
+
+
+def _zh_part(key: str, value: str) -> str:
+    """One matched piece in Chinese: suits, unit kinds and cards by name; the rest as read."""
+    if key == "suit":
+        return "主牌" if value in ("trumps", "suit T") else suit_name(value[-1])
+    if key in ("unit", "kind") and value in UNIT_KINDS:
+        return UNIT_KINDS[value]
+    if key == "rest":
+        return detail_text(value, "zh_CN") or value
+    return re.sub(_CARD, lambda m: card_name(m.group(0)), value)
+
+
+def detail_text(detail: str | None, lang: str = "zh_CN") -> str | None:
+    """A referee's reason in ``lang``: English as the record has it, Chinese from ``DETAILS``;
+    None when no pattern knows it (the caller then shows the rule's name, never English)."""
+    if not detail:
+        return None
+    if lang == "en" or not _ENGLISH.search(detail):  # Chinese already (citations aside)
+        return detail
+    for pattern, zh in DETAILS:
+        m = re.fullmatch(pattern, detail, flags=re.S)
+        if m is not None:
+            if "rest" in m.groupdict() and detail_text(m["rest"], lang) is None:
+                continue
+            return zh.format(**{k: _zh_part(k, v or "") for k, v in m.groupdict().items()})
+    return None

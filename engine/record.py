@@ -108,6 +108,9 @@ class RulingFields(TypedDict, total=False):
     bottom: dict[str, Any] | None
     levels_after: list[str] | None
     banker: int | None  # the deal's banker (tractor)
+    # trump (tractor): the deal's trump as the referee took it, or unknown
+    trump: dict[str, Any] | None
+    unknown: bool
     # violation (``id``, ``how`` and ``status`` tractor's; a penalty dict there, Gouji's words)
     id: str
     rule: str

@@ -10,6 +10,9 @@
                                        ``areas``, ``masks``, ``calibration`` settings,
                                        ``seats``), written by the node at start for the
                                        calibration page.
+``DATA/live/<table>/markers.json``     ``{"found": [{"id", "corners", "centre"}], "t"}``: the
+                                       ArUco markers in the latest raw frame (the shared frame
+                                       has the held hands, and so the corners, masked out).
 ``DATA/live/<table>/calibration.json`` ``{"method": "points", "points": [[x, y] * 4]}`` (image
                                        pixels of the table corners TL, TR, BR, BL), written by
                                        the dashboard's calibration page, read by the node.
@@ -54,6 +57,12 @@ class LiveFiles:
     def frame(self, table: str) -> bytes | None:
         path = self._path(table, "frame.jpg")
         return path.read_bytes() if path.exists() else None
+
+    def put_markers(self, table: str, markers: dict[str, Any]) -> None:
+        self._write(self._path(table, "markers.json"), json.dumps(markers).encode())
+
+    def markers(self, table: str) -> dict[str, Any] | None:
+        return self._read_json(self._path(table, "markers.json"))
 
     def put_health(self, table: str, health: dict[str, Any]) -> None:
         body = {**health, "updated": time.time()}

@@ -78,6 +78,14 @@ class HallConfig:
                 object.__setattr__(self, name, path)
             if path is not None and not path.is_file():
                 raise HallConfigError(f"hall {name} {str(path)!r}: no such file")
+        if self.password_file is not None:
+            first = (Path(self.password_file).read_text().splitlines() or [""])[0].strip()
+            if len(first.split()) > 1:  # "t1 9sK…": a credentials.txt line, user and password
+                raise HallConfigError(
+                    f"hall password_file {str(self.password_file)!r}: its first line holds "
+                    f"{first.split()[0]!r} and a password (a credentials.txt line?); it must hold "
+                    "the password alone, as the <user>.pw that hall.passwords writes"
+                )
         if (self.cert_file is None) != (self.key_file is None):
             raise HallConfigError("hall cert_file and key_file: give both or neither")
 

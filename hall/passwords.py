@@ -1,10 +1,12 @@
 """Mosquitto password files without ``mosquitto_passwd``: ``python -m hall.passwords``.
 
 Writes the broker's ``passwd`` (PBKDF2-SHA512, mosquitto 2's ``$7$`` format) for the desk and
-each table, the ``acl`` for the hall's own name (a table publishes only under
-``tablescan/<hall>/<its id>/``, never under another hall's name), and ``credentials.txt``
-(0600) with the generated passwords to hand out, one line per table: copy a table's password
-into its node's ``password_file``.
+each table, owned by the broker's user (``--broker-user``, default ``mosquitto`` when run as
+root: Mosquitto drops root before it reads the file), the ``acl`` for the hall's own name (a
+table publishes only under ``tablescan/<hall>/<its id>/``, never under another hall's name),
+and for each user ``<user>.pw`` (0600) holding only its password, the file a node's
+``[hall] password_file`` (or the desk's ``--password-file``) names; ``credentials.txt`` (0600)
+lists them all, ``user password`` a line.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import argparse
 import base64
 import hashlib
 import os
+import pwd
 import secrets
 import sys
 from pathlib import Path
@@ -78,23 +81,50 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", required=True, help="directory for passwd and credentials.txt")
     p.add_argument("--hall", default="hall", help="the hall's name in the topics (the ACL's)")
     p.add_argument("--desk", default="desk", help="the desk's user name (the ACL's 'desk')")
+    p.add_argument(
+        "--broker-user",
+        default=None,
+        help="the user Mosquitto runs as, who must read passwd (default: mosquitto when run "
+        "as root and that user exists; else passwd stays the caller's)",
+    )
     p.add_argument("tables", nargs="+", help="table ids (each becomes a broker user)")
     args = p.parse_args(argv)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     users = {name: secrets.token_urlsafe(18) for name in [args.desk, *args.tables]}
     try:
+        owner = _broker_owner(args.broker_user)
         write_password_file(out / "passwd", users)
         write_acl(out / "acl", args.hall, args.desk)
-    except ValueError as e:
+    except (ValueError, KeyError) as e:
         print(f"hall.passwords: {e}", file=sys.stderr)
         return 2
+    if owner is not None:
+        os.chown(out / "passwd", owner.pw_uid, owner.pw_gid)
+    for u, pw in users.items():
+        _write_private(out / f"{u}.pw", pw + "\n")
     _write_private(out / "credentials.txt", "".join(f"{u} {pw}\n" for u, pw in users.items()))
-    print(
-        f"wrote {out / 'passwd'} ({len(users)} users), {out / 'acl'} (hall {args.hall!r})"
-        f" and {out / 'credentials.txt'} (0600)"
-    )
+    who = f", readable by {owner.pw_name}" if owner is not None else ""
+    print(f"wrote {out / 'passwd'} ({len(users)} users{who}), {out / 'acl'} (hall {args.hall!r});")
+    print(f"each user's password alone in {out}/<user>.pw (a node's [hall] password_file);")
+    print("all of them in credentials.txt")
     return 0
+
+
+def _broker_owner(name: str | None) -> pwd.struct_passwd | None:
+    """Who must own ``passwd``: the named user (an unknown one is an error), or mosquitto when
+    we are root and it exists (Mosquitto started as root reads its files as that user)."""
+    if name is not None:
+        try:
+            return pwd.getpwnam(name)
+        except KeyError:
+            raise KeyError(f"--broker-user {name}: no such user on this machine") from None
+    if os.geteuid() != 0:
+        return None
+    try:
+        return pwd.getpwnam("mosquitto")
+    except KeyError:
+        return None
 
 
 if __name__ == "__main__":

@@ -20,6 +20,7 @@ import cv2
 from evidence.live import LiveFiles
 from tablescan.host_health import THERMAL, host_health
 from tablescan.node import TableNode
+from vision.calibration import CalibrationError, find_markers
 from vision.sources import Frame, SourceHealth
 
 EVERY_S = 0.5
@@ -81,12 +82,24 @@ class LiveShare:
         self._t = frame.t
         if now - self._frame_at >= EVERY_S and self.node.reader.calibration is not None:
             self._frame_at = now
+            self._share_markers(frame)
             masked = self.node.reader.masked(frame.image)
             ok, jpeg = cv2.imencode(".jpg", masked, [cv2.IMWRITE_JPEG_QUALITY, 80])
             if ok:
                 self.live.put_frame(self.table, jpeg.tobytes())
         if now - self._health_at >= EVERY_S:
             self.write_health()
+
+    def _share_markers(self, frame: Frame) -> None:
+        """The markers the calibration page shows, found before the hand masks hide them."""
+        cal = self.node.cfg.calibration
+        if cal.method != "aruco" or frame.image is None:
+            return
+        try:
+            found = find_markers(frame.image, cal.dictionary)
+        except CalibrationError:
+            return
+        self.live.put_markers(self.table, {"found": found, "t": frame.t})
 
     def camera_changed(self, _what: str, _health: SourceHealth) -> None:
         self.write_health()  # "camera lost" / "camera back": at once, not at the next frame

@@ -178,6 +178,32 @@ def aruco_dictionary(name: str) -> cv2.aruco.Dictionary:
     return cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, name))
 
 
+def find_markers(
+    image: NDArray[Any] | None, dictionary: str = "DICT_4X4_50"
+) -> list[dict[str, Any]]:
+    """The ArUco markers in a frame (id, corners, centre in image pixels), by id: what the
+    calibration page shows. The node looks in the raw frame, before the held-hand masks (which
+    reach the table corners, where the markers lie) black parts of it out."""
+    if image is None or image.size == 0:
+        return []
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+    detector = cv2.aruco.ArucoDetector(aruco_dictionary(dictionary), cv2.aruco.DetectorParameters())
+    corners, ids, _ = detector.detectMarkers(gray)
+    if ids is None:
+        return []
+    out = []
+    for c, i in sorted(zip(corners, ids.ravel(), strict=True), key=lambda m: int(m[1])):
+        quad = c.reshape(4, 2).astype(float)
+        out.append(
+            {
+                "id": int(i),
+                "corners": quad.round(1).tolist(),
+                "centre": quad.mean(axis=0).round(1).tolist(),
+            }
+        )
+    return out
+
+
 def calibrate_aruco(
     frame: NDArray[Any],
     table_size: tuple[float, float],

@@ -141,11 +141,11 @@ function engineText(v) {
 const GAME_VIEWS = {
   tractor: {
     headline: (v) => `<span class="chip">${esc(t("hand {n}", { n: v.hand ?? "–" }))}</span><span class="chip">${esc(t("level {l}", { l: v.level ?? "–" }))}</span>`
-      + `<span class="chip trump">${esc(t("trump"))} ${esc((v.trump || {}).level || "")} ${suitHTML((v.trump || {}).suit)}</span>`
-      + `<span class="chip">${esc(t("banker"))} ${v.banker != null ? seatName(v, v.banker) : "–"}</span>`,
+      + `<span class="chip trump" id="trump-chip">${esc(t("trump"))} ${trumpHTML(v.trump)}</span>`
+      + `<span class="chip" id="banker-chip">${esc(t("banker"))} ${v.banker != null ? seatName(v, v.banker) + ((v.trump || {}).doubted ? ` <span class="status" data-provisional>${esc(t("awaiting a referee"))}</span>` : "") : (v.trump || {}).unknown ? `<span class="status">${esc(t("unknown: awaiting a referee"))}</span>` : `<span class="muted">${esc(t("not fixed yet"))}</span>`}</span>`,
     side: null,
     hall: (tb) => `<div class="teams">${(tb.teams || []).map((x) => `<div>${esc(x.names.join(" · "))}${x.banker_side ? " ★" : ""}<br><span class="muted">${esc(t("level {l}", { l: x.level }))}</span></div>`).join("")}</div>`
-      + `<div class="small">${esc(t("trump"))} ${tb.trump ? `${esc(tb.trump.level || "")} ${suitHTML(tb.trump.suit)}` : "–"} · ${esc(t("attackers {n} points", { n: tb.attacker_points ?? 0 }))}</div>`,
+      + `<div class="small">${esc(t("trump"))} ${tb.trump ? trumpHTML(tb.trump) : "–"} · ${esc(t("attackers {n} points", { n: tb.attacker_points ?? 0 }))}</div>`,
   },
   gouji: {
     headline: (v) => `<span class="chip">${esc(t("deal {n}", { n: v.hand ?? "–" }))}</span>`
@@ -222,21 +222,45 @@ function drawMatch(v) {
     : `<div class="small">${esc(t("Hand {n} of the match", { n: v.hand ?? "–" }))}${m.next_banker != null && !noBanker ? " · " + esc(t("next banker {name}", { name: (v.seats[m.next_banker] || {}).name || m.next_banker })) : ""}</div>`;
   const playing = v.status === "playing";
   const controls = CAN_RULE && !m.over
-    ? `<div class="controls">${playing ? `<button class="rule-btn" data-match="end_hand">${esc(t("End the hand"))}</button>` : `<button class="rule-btn" data-match="start_hand">${esc(t("Start the next hand"))}</button>`}<button class="rule-btn" data-match="end_match">${esc(t("End the match"))}</button><span class="small msg"></span></div>`
+    ? `<div class="controls">${playing ? `<button class="rule-btn" data-match="end_hand">${esc(t("End the hand"))}</button>` : `<button class="rule-btn" data-match="start_hand">${esc(t("Start the next hand"))}</button>`}<button class="rule-btn danger" data-match="end_match">${esc(t("End the match"))}</button><span class="small msg"></span></div><div class="confirm-slot">${pendingMatch ? confirmHTML(pendingMatch) : ""}</div>`
     : "";
   el.innerHTML = `<h2>${esc(t("Match"))}</h2>${head}`
     + `<table class="grid small"><thead><tr>${heads}</tr></thead><tbody>${rows || `<tr><td colspan="4" class="muted">${esc(t("No hand finished yet."))}</td></tr>`}</tbody></table>`
     + controls;
 }
 
+/* What each match action does, said before it is done: each is chained in the record and
+   cannot be taken back from the page. */
+function matchActionText(action) {
+  return {
+    end_hand: t("End this hand now: the record gets hand_end and the judge scores the hand as it stands. This cannot be undone."),
+    start_hand: t("Start the next hand: the record gets hand_start with the banker and level the judge gives. This cannot be undone."),
+    end_match: t("End the whole match: the record gets match_end with the result so far; no further hand can start at this table. This cannot be undone."),
+  }[action] || "";
+}
+
+let pendingMatch = null;  // the match action asked for and not yet confirmed (kept across redraws)
+
+function confirmHTML(action) {
+  return `<div class="confirm panel" data-confirm="${esc(action)}" role="alertdialog"><p>${esc(matchActionText(action))}</p><div class="controls"><button class="rule-btn danger" data-match-confirm="${esc(action)}">${esc(t("Yes, do it"))}</button><button class="rule-btn" data-match-cancel>${esc(t("Cancel"))}</button></div></div>`;
+}
+
 document.addEventListener("click", async (e) => {
-  const btn = e.target.closest && e.target.closest("[data-match]");
-  if (!btn || !TID) return;
-  const msg = btn.parentElement.querySelector(".msg");
+  if (!e.target.closest || !TID) return;
+  const ask = e.target.closest("[data-match]");
+  if (ask || e.target.closest("[data-match-cancel]")) {  /* the first tap only asks */
+    pendingMatch = ask ? ask.dataset.match : null;
+    if (lastView) drawMatch(lastView);
+    return;
+  }
+  const btn = e.target.closest("[data-match-confirm]");
+  if (!btn) return;
+  pendingMatch = null;
   try {
-    await post(`/api/tables/${encodeURIComponent(TID)}/match`, { action: btn.dataset.match });
-    if (msg) msg.textContent = "";
+    await post(`/api/tables/${encodeURIComponent(TID)}/match`, { action: btn.dataset.matchConfirm });
+    if (lastView) drawMatch(lastView);
   } catch (err) {
+    const msg = $("#match .msg");
     if (msg) msg.textContent = err.message;
   }
 });
@@ -495,12 +519,25 @@ function evidenceBlock(v, x) {
     + `<div class="col">${proofBlock(v, t("the play that proves it"), x.proven_by_seq, x.proof_play, x.proof_evidence, same ? false : undefined)}</div></div>`;
 }
 
+/* A profile's penalty note is "<English gloss> [<sheet's line> 「<its words>」]": the sheet's own
+   words are what a referee quotes; the English gloss stays out of a Chinese page. */
+function sheetQuote(note) {
+  const quoted = [...note.matchAll(/\[([^\]]*)\]/g)].map((m) => m[1]);
+  return quoted.length ? quoted.join(" ") : note.includes("「") ? note.slice(note.indexOf("「")) : note;
+}
+
 function citeBlock(x) {
   const rule = RULES && RULES.rules ? RULES.rules[x.rule] : null;
-  const quotes = [...(rule ? rule.cites : []), ...(x.penalty && x.penalty.note && /「/.test(x.penalty.note) ? [x.penalty.note] : [])];
+  const quotes = [...(rule ? rule.cites.map(sheetQuote) : []), ...(x.penalty && x.penalty.note && /「/.test(x.penalty.note) ? [sheetQuote(x.penalty.note)] : [])];
   return `<details class="cite"><summary>${esc(t("What the sheet says"))}</summary>`
     + (quotes.length ? quotes.map((q) => `<blockquote lang="zh-CN">${esc(q)}</blockquote>`).join("") : `<p class="muted small">${esc(t("The sheet gives no quote for this rule."))}</p>`)
-    + (x.detail ? `<p class="small muted">${esc(t("Engine's reason"))}: <span lang="en">${esc(x.detail)}</span></p>` : "") + `</details>`;
+    + (detailText(x) ? `<p class="small muted">${esc(t("Engine's reason"))}: <span class="reason">${esc(detailText(x))}</span></p>` : "") + `</details>`;
+}
+
+/* The judge's reason in the page's language: the record's English, or its Chinese from
+   engine.names (the view's detail_zh); a reason with no Chinese yet is left out, not shown raw. */
+function detailText(x) {
+  return LANG === "en" ? x.detail : x.detail_zh;
 }
 
 function drawQueue(v) {
@@ -510,21 +547,49 @@ function drawQueue(v) {
     if (!v.violations || !v.violations.length) { root.innerHTML = `<div class="panel muted">${esc(t("No violation flagged in this match."))}</div>`; return; }
     const rulings = {};
     (v.audit || []).filter((a) => a.type === "ruling").forEach((a) => { rulings[a.ref] = a; });
-    const ordered = [...v.violations].sort((a, b) => ((a.status || "open") === "open" ? 0 : 1) - ((b.status || "open") === "open" ? 0 : 1));
-    root.innerHTML = ordered.map((x) => {
+    const rules = [...new Set(v.violations.map((x) => x.rule))];
+    if (queueFilter.rule && !rules.includes(queueFilter.rule)) queueFilter.rule = "";
+    const shown = v.violations.filter((x) => (!queueFilter.rule || x.rule === queueFilter.rule)
+      && (!queueFilter.state || (x.status || "open") === queueFilter.state));
+    const ordered = [...shown].sort((a, b) => (a.hand ?? 0) - (b.hand ?? 0) || ((a.status || "open") === "open" ? 0 : 1) - ((b.status || "open") === "open" ? 0 : 1));
+    const option = (value, label, now) => `<option value="${esc(value)}"${value === now ? " selected" : ""}>${esc(label)}</option>`;
+    const bar = `<form class="controls queue-filter" id="queue-filter"><label>${esc(t("Rule"))} <select name="rule">${option("", t("all rules"), queueFilter.rule)}${rules.map((r) => option(r, ruleName(r), queueFilter.rule)).join("")}</select></label>`
+      + `<label>${esc(t("State"))} <select name="state">${option("", t("all states"), queueFilter.state)}${["open", "upheld", "dismissed"].map((st) => option(st, statusText(st), queueFilter.state)).join("")}</select></label>`
+      + `<span class="muted small" id="queue-count">${esc(t("{n} of {total} shown", { n: shown.length, total: v.violations.length }))}</span></form>`;
+    let hand = null;
+    root.innerHTML = bar + ordered.map((x) => {
+      const head = x.hand !== hand ? `<h2 class="queue-hand" data-hand="${esc(x.hand)}">${esc(t("hand {n}", { n: x.hand ?? "–" }))}</h2>` : "";
+      hand = x.hand;
+      return head + violationHTML(v, x, rulings);
+    }).join("");
+  });
+}
+
+/* The queue's filter (kept across redraws): a rule, a state; decided flags collapse. */
+const queueFilter = { rule: "", state: "" };
+document.addEventListener("change", (e) => {
+  const form = e.target.closest && e.target.closest("#queue-filter");
+  if (!form) return;
+  queueFilter[e.target.name] = e.target.value;
+  if (lastView) drawQueue(lastView);
+});
+
+function violationHTML(v, x, rulings) {
+  {
       const status = x.status || "open";
       const r = rulings[x.id];
       const decide = status === "open" && CAN_RULE
         ? `<div class="decide"><textarea data-key="note-${esc(x.id)}" placeholder="${esc(t("Note for the record (why)"))}"></textarea><div class="row"><button class="primary rule-btn" data-act="upheld" data-id="${esc(x.id)}">${esc(t("Uphold"))}</button><button class="rule-btn" data-act="dismissed" data-id="${esc(x.id)}">${esc(t("Dismiss"))}</button></div><div class="small msg"></div></div>`
         : r ? `<div class="muted">${esc(t("{decision} by {who} at {when}", { decision: statusText(r.decision), who: r.by, when: clock(r.at) }))}${r.note ? `<br>“${esc(r.note)}”` : ""}</div>` : status === "open" ? `<div class="muted">${esc(t("Awaiting a referee."))}</div>` : "";
       const how = { immediate: t("seen at once"), retroactive: t("proven by a later play"), audit: t("found at the end of the hand"), referee: t("entered by a referee") }[x.how] || x.how || "";
-      return `<section class="panel viol" data-violation="${esc(x.id)}"><div class="who-rule"><span class="rule" data-rule="${esc(x.rule)}">${esc(ruleName(x.rule))}</span><span>${seatName(v, x.seat)}</span><span class="status ${esc(status)}">${esc(statusText(status))}</span>${x.provisional ? `<span class="status">${esc(t("provisional"))}</span>` : ""}<span class="muted">${esc(t("hand {n}", { n: x.hand }))} · ${esc(how)} · ${esc(t("penalty"))}: ${penaltyText(x.penalty)}</span></div>`
+      const summary = `<summary class="who-rule"><span class="rule" data-rule="${esc(x.rule)}">${esc(ruleName(x.rule))}</span><span>${seatName(v, x.seat)}</span><span class="status ${esc(status)}">${esc(statusText(status))}</span>${x.provisional ? `<span class="status">${esc(t("provisional"))}</span>` : ""}<span class="muted">${esc(t("hand {n}", { n: x.hand }))} · ${esc(how)} · ${esc(t("penalty"))}: ${penaltyText(x.penalty)}</span>${status !== "open" && r ? `<span class="muted small decided-by">${esc(t("{decision} by {who} at {when}", { decision: statusText(r.decision), who: r.by, when: clock(r.at) }))}</span>` : ""}</summary>`;
+      /* an open flag is open to read; a decided one folds to its summary line */
+      return `<details class="panel viol" data-violation="${esc(x.id)}"${status === "open" ? " open" : ""}>${summary}`
         + `<div class="who-rule">${citeBlock(x)}</div>`
         /* dispute report (issue 19) */ + `<p class="small"><a class="report-link" data-report="${esc(x.id)}" target="_blank" href="/api/tables/${encodeURIComponent(v.id)}/export?violation=${encodeURIComponent(x.id)}&format=html">${esc(t("Dispute report (HTML; PDF inside the bundle)"))}</a> · <a href="/api/tables/${encodeURIComponent(v.id)}/export?violation=${encodeURIComponent(x.id)}">${esc(t("bundle (.zip)"))}</a></p>`
         + evidenceBlock(v, x)
-        + `<div>${decide}</div></section>`;
-    }).join("");
-  });
+        + `<div>${decide}</div></details>`;
+  }
 }
 
 /* ---------------------------------------------------------------- corrections */
@@ -544,7 +609,10 @@ function showPreview(v, pv, body) {
     ? `<ul class="changes">${pv.changes.map((c) => `<li>${esc(c.text)}</li>`).join("")}</ul>`
     : `<p class="muted">${esc(t("This correction changes no score, level, outcome or violation."))}</p>`;
   el.innerHTML = `<h2>${esc(body.undo != null ? t("Undo correction seq {n}?", { n: body.undo }) : t("Correct seq {n}?", { n: body.ref }))}</h2>`
-    + `<p>${esc(pv.title)}</p>${changes}`
+    + `<div class="kv pv-what"><span>${esc(t("Event"))}</span><b>${esc(t("seq {n}", { n: body.undo != null ? (pv.correction || {}).ref : body.ref }))}</b>`
+    + `<span>${esc(t("Read now"))}</span><b class="pv-was">${(pv.was || []).length ? cardsHTML(pv.was, "sm") : "–"}</b>`
+    + `<span>${esc(t("Would read"))}</span><b class="pv-would">${pv.deleted ? esc(t("(deleted)")) : cardsHTML(pv.would || [], "sm")}</b></div>`
+    + `<h3>${esc(t("What changes"))}</h3>${changes}`
     + `<div class="compare"><div class="proof"><div class="muted small">${esc(t("now"))}</div>${summaryHTML(v, pv.before)}</div><div class="proof"><div class="muted small">${esc(t("after the correction"))}</div>${summaryHTML(v, pv.after)}</div></div>`
     + `<textarea id="pv-why" placeholder="${esc(t("Why (kept in the audit log)"))}"></textarea>`
     + `<div class="row"><button class="primary rule-btn" id="pv-confirm">${esc(t("Confirm"))}</button><button class="rule-btn" id="pv-cancel">${esc(t("Cancel"))}</button></div><div class="small msg" id="pv-msg"></div>`;
@@ -594,7 +662,7 @@ function drawCorrections(v) {
     ? v.needs_referee.map((n) => {
       const play = playBySeq[n.ref];
       return `<div class="prompt flag" data-ref="${n.ref}"><div><b>${esc(t("seq {n}", { n: n.ref }))}</b> · ${play ? seatName(v, play.seat) + " · " : ""}${esc(reasonText(n.reason))} · ${esc(t("choose the cards actually played:"))}</div>`
-        + `<div class="prompt-body">${frameHTML(n.evidence || (play ? play.evidence : null), n.reads || (play ? play.reads : null))}<div class="candidates">${(n.candidates || []).map((c) => `<button class="rule-btn" data-act="candidate" data-seq="${n.ref}" data-cards="${esc(c.cards.join(" "))}">${cardsHTML(c.cards, "sm")} ${(c.confidence * 100).toFixed(0)}%</button>`).join("")}${CAN_RULE ? `<button class="rule-btn" data-act="stands" data-seq="${n.ref}">${esc(t("Reading stands"))}</button>` : ""}</div></div><div class="small msg"></div></div>`;
+        + `<div class="prompt-body">${frameHTML(n.evidence || (play ? play.evidence : null), n.reads || (play ? play.reads : null))}<div class="candidates">${(n.candidates || []).map((c) => candidateHTML(n, play, c)).join("")}${CAN_RULE ? `<button class="rule-btn" data-act="stands" data-seq="${n.ref}">${esc(t("Reading stands"))}</button>` : ""}</div></div><div class="small msg"></div></div>`;
     }).join("")
     : `<p class="muted">${esc(t("None pending."))}</p>`);
   const plays = $("#plays tbody");
@@ -613,8 +681,32 @@ function drawCorrections(v) {
     || `<tr><td colspan="6" class="muted">${esc(t("No referee action yet."))}</td></tr>`;
 }
 
+/* A camera candidate as a button: the current read itself means "the reading stands" (never a
+   correction of QD to QD); a candidate of no cards means the play is deleted. */
+function candidateHTML(n, play, c) {
+  const pct = `${(c.confidence * 100).toFixed(0)}%`;
+  const cards = c.cards || [];
+  if (play && cards.join(" ") === (play.cards || []).join(" "))
+    return CAN_RULE ? `<button class="rule-btn" data-act="stands" data-seq="${n.ref}">${cardsHTML(cards, "sm")} ${pct} · ${esc(t("as read: the reading stands"))}</button>` : "";
+  if (!cards.length)
+    return `<button class="rule-btn" data-act="delete" data-seq="${n.ref}">${esc(t("no cards: delete this play"))} ${pct}</button>`;
+  return `<button class="rule-btn" data-act="candidate" data-seq="${n.ref}" data-cards="${esc(cards.join(" "))}">${cardsHTML(cards, "sm")} ${pct}</button>`;
+}
+
 function reasonText(reason) {
-  return { low_confidence: t("the camera is unsure of this reading"), occluded: t("the cards were partly hidden"), conflict: t("two readings disagree") }[reason] || reason || t("unsure");
+  return {
+    low_confidence: t("the camera is unsure of this reading"),
+    occluded: t("the cards were partly hidden"),
+    conflict: t("two readings disagree"),
+    changed: t("the cards in the area changed"),
+    count: t("the number of cards does not fit the lead"),
+    face_down: t("a card lies face down"),
+    impossible: t("more copies of a card than the decks hold"),
+    out_of_turn: t("a seat that was not to play"),
+    trick_short: t("the trick closed with cards missing"),
+    unknown_banker: t("the banker is not known yet"),
+    later_doubt: t("a later read casts doubt on this one"),
+  }[reason] || t("unsure");
 }
 
 document.addEventListener("click", async (e) => {
@@ -632,6 +724,8 @@ document.addEventListener("click", async (e) => {
       await preview({ ref: Number(btn.dataset.seq), cards: input.value });
     } else if (btn.dataset.act === "candidate") {
       await preview({ ref: Number(btn.dataset.seq), cards: btn.dataset.cards });
+    } else if (btn.dataset.act === "delete") {
+      await preview({ ref: Number(btn.dataset.seq), delete: true });
     } else if (btn.dataset.act === "undo") {
       await preview({ undo: Number(btn.dataset.seq) });
     } else if (btn.dataset.act === "stands") {

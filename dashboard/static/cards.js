@@ -85,6 +85,17 @@ function backsHTML(n, size) {
   return `<span class="cards">${Array.from({ length: n }, () => `<span class="card back ${size || ""}"></span>`).join("")}</span>`;
 }
 
+/* A deal's trump as its judge took it: level and suit; "not fixed yet" while the declarations
+   run; "unknown" when the judge could not fix it (a referee must); a doubted declaration marked. */
+function trumpHTML(tr) {
+  tr = tr || {};
+  const level = esc(tr.level || "");
+  if (tr.unknown) return `${level} <span class="status" data-trump="unknown">${esc(t("unknown: awaiting a referee"))}</span>`;
+  if (tr.known === false) return `${level} <span class="muted" data-trump="open">${esc(t("not fixed yet"))}</span>`;
+  const doubt = tr.doubted ? ` <span class="status" data-provisional>${esc(t("awaiting a referee"))}</span>` : "";
+  return `${level} ${suitHTML(tr.suit)}${doubt}`;
+}
+
 function suitHTML(suit) {
   if (!suit) return esc(t("no trump"));
   const red = suit === "H" || suit === "D";

@@ -24,7 +24,7 @@
   function scoreTractor(v) {
     const teams = v.teams.map((tm) => `<div class="team${tm.banker_side ? " bank" : ""}"><span class="k">${esc(tm.names.join(" · "))}${tm.banker_side ? " · " + esc(t("banker")) : ""}</span><span>${esc(t("level {l}", { l: tm.level ?? "–" }))}</span></div>`).join("");
     const pts = v.attacker_points == null ? "–" : esc(v.attacker_points);
-    return `<div class="w score" data-widget="score">${teams}<div class="team"><span class="k">${esc(t("Attackers' score"))}</span><span class="pts">${pts}</span></div><div class="team"><span class="k">${esc(t("hand {n}", { n: v.hand ?? "–" }))} · ${esc(t("trump"))}</span><span class="trump">${esc((v.trump || {}).level || "")} ${suitHTML((v.trump || {}).suit)}</span></div>${matchOver(v)}</div>`;
+    return `<div class="w score" data-widget="score">${teams}<div class="team"><span class="k">${esc(t("Attackers' score"))}</span><span class="pts">${pts}</span></div><div class="team"><span class="k">${esc(t("hand {n}", { n: v.hand ?? "–" }))} · ${esc(t("trump"))}</span><span class="trump">${trumpHTML(v.trump)}</span></div>${matchOver(v)}</div>`;
   }
 
   function scoreGouji(v) {

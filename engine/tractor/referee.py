@@ -220,6 +220,8 @@ class Referee:
         h.trump_seq = ev["seq"]
         if "banker" in ev:
             h.banker = banker_of(ev)
+        if not late:
+            self._out.append(self._trump_ruling(h))
         if late:
             # entered after play began (the trump was unknown): it holds for the whole deal,
             # so the deal is judged again as if it had come first
@@ -449,7 +451,24 @@ class Referee:
                 "follows are not judged in this deal",
             )
         h.trump = trump
+        self._out.append(self._trump_ruling(h))
         return trump
+
+    @staticmethod
+    def _trump_ruling(h: HandState) -> Ruling:
+        """The deal's trump and banker as the referee took them (from a ``trump`` event or the
+        declarations), or ``trump: null, unknown: true``: what the views show as the trump."""
+        known = h.trump is not None
+        return {
+            "kind": "trump",
+            "hand": h.hand,
+            "trump": {"level": h.trump.level, "suit": h.trump.suit}
+            if h.trump is not None
+            else None,
+            "unknown": not known,
+            "banker": h.banker,
+            "at_seq": h.trump_seq if known else None,
+        }
 
     def _lead(
         self, h: HandState, rec: PlayRec, trump: Trump | None, check_turn: bool = True
@@ -685,6 +704,8 @@ class Referee:
                         "winner": t.winner,
                         "points": t.points,
                     }
+            if h.trump is not None or h.trump_unknown:
+                out[("trump", h.hand)] = self._trump_ruling(h)
             if h.result is not None:
                 out[("hand", h.hand)] = self._hand_ruling(h)
         return out

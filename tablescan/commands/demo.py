@@ -19,6 +19,7 @@ from typing import Any
 from engine.cards import format_cards
 from engine.tractor import ProfileError, Rules
 from engine.tractor.sim import SimHand, simulate_match
+from tablescan.i18n import _, add_lang_option, choose, use
 
 DEMO_TABLE = "demo"
 
@@ -56,6 +57,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "--engine-only", action="store_true", help="print simulated hands' reports, no video"
     )
     p.add_argument("--hands", type=int, default=4, help="with --engine-only: at most this many")
+    add_lang_option(p)
     p.set_defaults(func=run)
 
 
@@ -97,6 +99,7 @@ def report_hand(h: SimHand) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
+    use(choose(getattr(args, "lang", None)))
     return engine_report(args) if args.engine_only else live_demo(args)
 
 
@@ -162,8 +165,9 @@ def _start_dashboard(data: Path, port: int) -> Any:
     password = secrets.token_urlsafe(9)
     users.add("demo", "head", password)
     token = users.new_overlay_token(DEMO_TABLE, by="demo")
-    print(f"dashboard: {url}/login  (user demo, password {password})")
-    print(f"overlay:   {url}/overlay/{DEMO_TABLE}?token={token}", flush=True)
+    print(_("dashboard: {url}/login  (user demo, password {password})", url=url, password=password))
+    overlay = f"{url}/overlay/{DEMO_TABLE}?token={token}"
+    print(_("overlay:   {url}", url=overlay), flush=True)
     return server
 
 
@@ -172,6 +176,6 @@ def _linger(seconds: float | None) -> None:
         seconds = float("inf") if sys.stdin.isatty() else 0.0
     if seconds <= 0:
         return
-    print("the dashboard stays up: Ctrl-C to stop", flush=True)
+    print(_("the dashboard stays up: Ctrl-C to stop"), flush=True)
     with contextlib.suppress(KeyboardInterrupt):
         threading.Event().wait(None if seconds == float("inf") else seconds)

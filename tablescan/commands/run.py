@@ -56,6 +56,14 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "pyserial URL such as virtualseat://t1",
     )
     p.add_argument(
+        "--presses",
+        type=Path,
+        default=None,
+        help="recorded seat presses to feed in, as the video reaches their times (default: a "
+        "rendered match's NAME.presses.jsonl beside a video-file source); a Gouji deal's start "
+        "and end need the seat presses, from this file or --serial",
+    )
+    p.add_argument(
         "--data",
         type=Path,
         default=None,
@@ -73,6 +81,37 @@ def _log_name(config: Path) -> str:
         return load_config(config).table_id
     except ConfigError:
         return config.stem or "tablescan"
+
+
+def _presses(args: argparse.Namespace) -> Path | None:
+    """``--presses``, else the presses file beside a video-file source (as ``replay`` finds it);
+    a Gouji table with neither that nor a seat controller is warned about: without presses
+    the node cannot see where a deal starts and ends, and every play waits for a referee."""
+    from tablescan.config import ConfigError, load_config
+    from tablescan.recorded_presses import presses_beside
+
+    if args.presses is not None:
+        return Path(args.presses)
+    try:
+        cfg = load_config(args.config)
+    except ConfigError:
+        return None  # start() reports it
+    uri = args.source or cfg.source
+    found = None
+    if "://" not in uri and not uri.isdigit() and not uri.startswith("/dev/"):
+        video = Path(uri) if Path(uri).is_absolute() else cfg.path.parent / uri
+        if video.is_file():
+            found = presses_beside(video)
+    if found is not None:
+        log.info("seat presses from %s", found)
+    if found is None and args.serial is None and cfg.game == "gouji":
+        log.warning(
+            "table %s (Gouji): no seat presses (no --serial, no --presses, no %s beside the "
+            "video): the node cannot see a deal start or end, and each play waits for a referee",
+            cfg.table_id,
+            "NAME.presses.jsonl",
+        )
+    return found
 
 
 def _on_sigterm(_sig: int, _frame: FrameType | None) -> None:
@@ -105,6 +144,7 @@ def run(args: argparse.Namespace) -> int:
         append_record=True,
         record=args.output,
         serial=args.serial,
+        presses=_presses(args),
     )
     stats = None
 

@@ -12,6 +12,7 @@ import shutil
 import signal
 import sys
 import tempfile
+from pathlib import Path
 
 from evidence import DEFAULT_DATA_DIR
 
@@ -74,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
             f"tablescan serve: --overlay-min-delay {floor}: expected seconds >= 0", file=sys.stderr
         )
         return 2
-    data = args.data or DEFAULT_DATA_DIR
+    data = str(Path(args.data or DEFAULT_DATA_DIR).resolve())  # absolute once, at start-up
     if args.demo and not args.data:  # a throw-away store, removed when the server stops
         data = tempfile.mkdtemp(prefix="tablescan-demo-")
         atexit.register(shutil.rmtree, data, True)

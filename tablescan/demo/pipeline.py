@@ -11,6 +11,7 @@ from typing import Any
 
 from engine.record import Event, Ruling
 from tablescan.demo.view import TerminalView
+from tablescan.i18n import _
 from tablescan.node import NodeHooks
 from tablescan.recorded_presses import presses_beside
 from tablescan.render import played, read_truth, render_simulated
@@ -35,7 +36,15 @@ def demo_video(
     video = video or out_dir / f"{profile}-{seed}{'' if tricks is None else f'-{tricks}t'}.mp4"
     table = video.with_name(video.stem + ".table.toml")
     if not (video.exists() and table.exists()):
-        print(f"rendering a simulated {profile} hand (seed {seed}) to {video} ...", file=stream)
+        print(
+            _(
+                "rendering a simulated {profile} hand (seed {seed}) to {video} ...",
+                profile=profile,
+                seed=seed,
+                video=video,
+            ),
+            file=stream,
+        )
         render_simulated(profile, seed, video, split=split, tricks=tricks)
     return video
 
@@ -68,10 +77,17 @@ def demo_pipeline(
     model_path = model or MODEL
     use_model = model_path.exists() and not labels
     if use_model:
-        reader = f"recognizer {model_path.name}"
+        reader = _("recognizer {model}", model=model_path.name)
+    elif labels:
+        reader = _("the renderer's labels")
     else:
-        reader = "renderer labels" + ("" if labels else f" ({model_path.name} not found)")
-    title = f"tablescan demo: {video.name}, profile {profile}, reader: {reader}"
+        reader = _("the renderer's labels ({model} not found)", model=model_path.name)
+    title = _(
+        "tablescan demo: {video}, profile {profile}, reader: {reader}",
+        video=video.name,
+        profile=profile,
+        reader=reader,
+    )
     view_box: list[TerminalView] = []  # the view needs the node; the node its hooks
 
     def on_event(ev: Event) -> None:
@@ -109,10 +125,18 @@ def demo_pipeline(
     if report.get("game") == "gouji":  # places per deal, 头科 first
         for h in report.get("hands", []):
             order = " › ".join(f"{p} {s}" for s, p in sorted(h["places"].items(), key=_place))
-            print(f"deal {h['hand']}: {order}; burns {len(h['burns'])}", file=stream)
+            print(
+                _("deal {n}: {order}; burns {b}", n=h["hand"], order=order, b=len(h["burns"])),
+                file=stream,
+            )
         print(
-            f"plays read exactly: {right}/{len(want)}; needs_referee: {node.stats.needs_referee}; "
-            f"violations {len(report.get('violations', []))}",
+            _(
+                "plays read exactly: {right}/{n}; to check: {ask}; violations {v}",
+                right=right,
+                n=len(want),
+                ask=node.stats.needs_referee,
+                v=len(report.get("violations", [])),
+            ),
             file=stream,
         )
         return 0
@@ -120,12 +144,38 @@ def demo_pipeline(
     found = hand.get("violations", [])
     unsure = sum(bool(v.get("provisional")) for v in found)
     print(
-        f"\nplays read exactly: {right}/{len(want)}; needs_referee: {node.stats.needs_referee}; "
-        f"attacker points {hand.get('attacker_points')}; violations {len(found) - unsure} "
-        f"(+{unsure} provisional, awaiting the referee); outcome {hand.get('outcome')}",
+        "\n"
+        + _(
+            "plays read exactly: {right}/{n}; to check: {ask}; attackers {points} points; "
+            "violations {v} (+{unsure} provisional, awaiting the referee); {outcome}",
+            right=right,
+            n=len(want),
+            ask=node.stats.needs_referee,
+            points=hand.get("attacker_points"),
+            v=len(found) - unsure,
+            unsure=unsure,
+            outcome=outcome_text(hand.get("outcome"), list(node.cfg.seats)),
+        ),
         file=stream,
     )
     return 0
+
+
+def outcome_text(out: Any, seats: list[str]) -> str:
+    """A deal's outcome in a sentence (the engine's dict is for machines)."""
+    if not isinstance(out, dict):
+        return _("no outcome yet")
+    nb = out.get("next_banker")
+    who = seats[nb] if isinstance(nb, int) and 0 <= nb < len(seats) else "–"
+    side = _("the banker side") if out.get("side") == "banker" else _("the attackers")
+    text = _(
+        "{side} +{n} level(s), to {level}; next banker {who}",
+        side=side,
+        n=out.get("levels", 0),
+        level=out.get("new_level"),
+        who=who,
+    )
+    return text + (_("; the match is over") if out.get("game_over") else "")
 
 
 def _place(item: tuple[str, str]) -> int:

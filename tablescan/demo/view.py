@@ -5,8 +5,34 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from engine import names
 from engine.record import Event, Ruling
+from tablescan.i18n import _, cards, lang, rule
 from tablescan.node import TableNode
+
+
+def reason_text(reason: object) -> str:
+    """Why the camera asks a referee (the fusion's reason code), as the dashboard says it."""
+    return {
+        "low_confidence": _("the camera is unsure of this reading"),
+        "occluded": _("the cards were partly hidden"),
+        "conflict": _("two readings disagree"),
+        "changed": _("the cards in the area changed"),
+        "count": _("the number of cards does not fit the lead"),
+        "face_down": _("a card lies face down"),
+        "impossible": _("more copies of a card than the decks hold"),
+        "out_of_turn": _("a seat that was not to play"),
+        "trick_short": _("the trick closed with cards missing"),
+        "unknown_banker": _("the banker is not known yet"),
+        "later_doubt": _("a later read casts doubt on this one"),
+    }.get(str(reason), _("unsure"))
+
+
+def suit_of(trump: dict[str, Any]) -> str:
+    """The trump suit's name, or "not fixed yet" while the deal has none."""
+    from tablescan.i18n import suit
+
+    return suit(trump.get("suit")) if trump else _("not fixed yet")
 
 
 class TerminalView:
@@ -26,14 +52,23 @@ class TerminalView:
         kind = ev["type"]
         seat = ev.get("seat")
         who = self.node.cfg.seats[seat] if isinstance(seat, int) else ""
+        shown = cards(list(ev.get("cards") or []))
         text = {
-            "play": f"{who} plays {' '.join(ev.get('cards') or [])}",
-            "declare": f"{who} declares {' '.join(ev.get('cards') or [])}",
-            "bury": f"{who} buries {ev.get('count')} cards",
-            "bottom_reveal": f"bottom turned up: {' '.join(ev.get('cards') or [])}",
-            "needs_referee": f"NEEDS REFEREE (seq {ev.get('ref')}): {ev.get('reason')}",
-            "correction": f"correction of seq {ev.get('ref')}: {ev.get('why')}",
-        }.get(kind, kind)
+            "play": _("{who} plays {cards}", who=who, cards=shown),
+            "declare": _("{who} declares {cards}", who=who, cards=shown),
+            "bury": _("{who} buries {n} cards", who=who, n=ev.get("count")),
+            "bottom_reveal": _("bottom turned up: {cards}", cards=shown),
+            "needs_referee": _(
+                "NEEDS REFEREE (seq {n}): {why}", n=ev.get("ref"), why=reason_text(ev.get("reason"))
+            ),
+            "correction": _("correction of seq {n}: {why}", n=ev.get("ref"), why=ev.get("why")),
+            "pass": _("{who} passes", who=who),
+            "hand_start": _("hand {n} starts", n=ev.get("hand")),
+            "hand_end": _("hand ends"),
+            "match_start": _("match starts"),
+            "match_end": _("match ends"),
+            "trump": _("trump fixed"),
+        }.get(kind, _("event {kind}", kind=kind))
         line = f"{ev['t']:7.2f}s  #{ev['seq']:<3} {text}"
         self.lines.append(line)
         if not self.tty:
@@ -44,9 +79,11 @@ class TerminalView:
     def ruling(self, ev: Event, ruling: Ruling) -> None:
         if ruling.get("kind") == "violation":
             # a ruling on a read awaiting the referee is not an accusation yet: say so
-            kind = "provisional" if ruling.get("provisional") else "VIOLATION"
-            line = f"          {kind} {ruling.get('rule')} seat {ruling.get('seat')}: "
-            line += str(ruling.get("detail", ""))
+            kind = _("provisional") if ruling.get("provisional") else _("VIOLATION")
+            seat = ruling.get("seat")
+            who = self.node.cfg.seats[seat] if isinstance(seat, int) else ""
+            detail = names.detail_text(str(ruling.get("detail") or ""), lang()) or ""
+            line = f"          {kind} {rule(ruling.get('rule'))} {who}: {detail}"
             self.lines.append(line)
             if not self.tty:
                 print(line, file=self.stream, flush=True)
@@ -70,16 +107,39 @@ class TerminalView:
         trick = state.get("current_trick") or {}
         on_table = {p.get("seat"): " ".join(p.get("cards", [])) for p in trick.get("plays", [])}
         st = self.node.stats
+        seats = self.node.cfg.seats
+
+        def seat(i: object) -> str:
+            return seats[i] if isinstance(i, int) and 0 <= i < len(seats) else "–"
+
+        trump = state.get("trump") or {}
+        trump_text = f"{trump.get('level') or ''} {suit_of(trump)}".strip() or "–"
+        points = state.get("points") or {}
+        clock = f"{self.t:6.1f}"
         out = [
             f"\x1b[H\x1b[2J{self.title}",
-            f"video {self.t:6.1f}s   frames {st.frames}   reads {st.reads}   events {st.events}"
-            f"   needs_referee {st.needs_referee}",
+            _(
+                "video {t}s   frames {f}   reads {r}   events {e}   to check {n}",
+                t=clock,
+                f=st.frames,
+                r=st.reads,
+                e=st.events,
+                n=st.needs_referee,
+            ),
             (
-                f"cards left {state.get('counts')}   out {state.get('finished')}   next to lead "
-                f"{state.get('next_seat')}   够级 {state.get('restricted')}"
+                _(
+                    "cards left {counts}   next to lead {seat}",
+                    counts=" ".join(str(c) for c in state.get("counts") or []),
+                    seat=seat(state.get("next_seat")),
+                )
                 if "counts" in state  # Gouji's state (engine.gouji.referee)
-                else f"trump {state.get('trump')}   banker {state.get('banker')}   next to play "
-                f"{state.get('next_seat')}   points {state.get('points')}"
+                else _(
+                    "trump {trump}   banker {banker}   next to play {seat}   attackers {points}",
+                    trump=trump_text,
+                    banker=seat(state.get("banker")),
+                    seat=seat(state.get("next_seat")),
+                    points=points.get("attackers", 0),
+                )
             ),
             "",
         ]

@@ -24,6 +24,7 @@ from tests.dashboard.conftest import FAST_HASH, PASSWORD, match_record
 from tests.dashboard.test_screens import login, open_page
 
 RECORD = [e for e in match_record(seed=2, hands=2, inject=0) if e["type"] != "match_end"]
+ASKS = {"en": "no further hand can start", "zh-CN": "不能再开始新的一副"}
 WORDS = {
     "en": ("match over", "Match over", "playing"),
     "zh-CN": ("比赛结束", "比赛结束", "进行中"),
@@ -86,6 +87,13 @@ def test_the_match_on_the_table_page_and_the_hall(
             assert playing not in page.inner_text("#play-status")  # between hands
             assert page.locator('#match button[data-match="start_hand"]').count() == 1
             page.click('#match button[data-match="end_match"]')
+            page.wait_for_selector('#match [data-confirm="end_match"]')  # one tap only asks
+            assert hub.store.events("t1")[-1]["type"] != "match_end"
+            assert ASKS[lang] in page.inner_text('#match [data-confirm="end_match"]')
+            page.click("#match button[data-match-cancel]")
+            assert page.locator("#match [data-confirm]").count() == 0
+            page.click('#match button[data-match="end_match"]')
+            page.click('#match button[data-match-confirm="end_match"]')
             page.wait_for_selector("#match-over")
             assert over_head in page.inner_text("#match-over")
             assert page.locator("#match-over [data-provisional]").count() == 1  # a read is open
@@ -127,6 +135,7 @@ def test_a_gouji_match_over_in_its_own_terms(tmp_path: Path, browser: Browser, l
         try:
             page.wait_for_selector('#match tr[data-hand="2"]')
             page.click('#match button[data-match="end_match"]')
+            page.click('#match button[data-match-confirm="end_match"]')
             page.wait_for_selector("#match-over")
             over = page.inner_text("#match-over")
             points = f"{truth[0]} : {truth[1]}"

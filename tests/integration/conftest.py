@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tablescan.render import RenderResult, render_simulated
+from tablescan.render_gouji import GoujiRender, render_gouji, simulated_deals
 
 SEED = 7
 TRICKS = 3
@@ -29,3 +30,10 @@ def match_clip(tmp_path_factory: pytest.TempPathFactory) -> RenderResult:
     return render_simulated(
         "standard", MATCH_SEED, out, split="eval", tricks=MATCH_TRICKS, design=DESIGN, hands=2
     )
+
+
+@pytest.fixture(scope="session")
+def gouji_clip(tmp_path_factory: pytest.TempPathFactory) -> GoujiRender:
+    """The first 12 events of a Gouji deal (five passes pressed among them), ~190 frames."""
+    events = simulated_deals("gouji-abqu", 3, 1, None)[:12]
+    return render_gouji(events, tmp_path_factory.mktemp("g") / "g.mp4", 3, "eval", None)

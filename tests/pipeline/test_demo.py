@@ -3,12 +3,25 @@
 from __future__ import annotations
 
 import io
+from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
+
 from tablescan.demo.pipeline import demo_pipeline
+from tablescan.i18n import lang, use
 from tablescan.render import RenderResult
 
 NO_MODEL = Path("no-such-model.onnx")  # the view is under test here: labels stand in
+
+
+@pytest.fixture(autouse=True)
+def english() -> Iterator[None]:
+    """These read the English lines (tests/integration/test_demo_chinese.py reads the Chinese)."""
+    was = lang()
+    use("en")
+    yield
+    use(was)
 
 
 class FakeTerminal(io.StringIO):

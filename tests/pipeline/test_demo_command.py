@@ -38,4 +38,4 @@ def test_demo_command_judges_the_clip_into_the_dashboards_store(
     assert kinds[0] == "match_start" and "hand_end" in kinds
     assert [e["seq"] for e in events] == list(range(events[0]["seq"], events[-1]["seq"] + 1))
     assert kinds.count("play") == 8 and "needs_referee" not in kinds  # the clip's two tricks
-    assert "reader: renderer labels" in out.stdout
+    assert "reader: the renderer's labels" in out.stdout
