@@ -12,7 +12,7 @@ from typing import Any
 
 from flask import Flask
 
-from dashboard import api, auth, corrections, i18n, overlay, pages
+from dashboard import api, auth, corrections, i18n, overlay, pages, tournament
 from dashboard.hub import Hub
 from dashboard.users import UserStore
 from evidence import EvidenceStore
@@ -59,7 +59,7 @@ def create_app(
     app.extensions["tablescan.counters"] = Counter[str]()
     app.before_request(auth.before_request)
     app.context_processor(lambda: {"csrf_token": auth.csrf_token, "user": auth.current_user()})
-    for bp in (auth.bp, api.bp, pages.bp, overlay.bp, corrections.bp):
+    for bp in (auth.bp, api.bp, pages.bp, overlay.bp, corrections.bp, tournament.bp):
         app.register_blueprint(bp)
 
     @app.after_request
