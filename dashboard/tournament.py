@@ -28,6 +28,7 @@ from flask import (
 )
 from flask_babel import gettext as _
 
+from dashboard.api import hub
 from dashboard.auth import current_user, login_required, role_required
 from engine.tournament import FormatError, Standing, format_ids, load_format, outcome
 from engine.tournament.standings import CRITERION_NAMES
@@ -54,9 +55,8 @@ KINDS: dict[str, Callable[[], str]] = {
 def store() -> TournamentStore:
     ext = current_app.extensions
     if "tablescan.tournament" not in ext:
-        ext["tablescan.tournament"] = TournamentStore(
-            Path(current_app.config["TABLESCAN_DATA_DIR"])
-        )
+        data = Path(current_app.config["TABLESCAN_DATA_DIR"])
+        ext["tablescan.tournament"] = TournamentStore(data, clock=hub().clock)
     s: TournamentStore = ext["tablescan.tournament"]
     return s
 
