@@ -6,8 +6,10 @@
 - ``standings --format ID --entrants entrants.csv --results results.jsonl [--json]``: the
   table of the stage played so far, with the reason for every tie-break.
 - ``pair --format ID --entrants entrants.csv --results results.jsonl --round N --seed S
-  [--stage K] [--json]``: the pairs of round N (``{"pairs": [[a, b], …], "bye": …|null}``;
-  ``byes`` lists them all, since a bracket's first round may have several).
+  [--stage K] [--json]``: the pairs of round N of stage K (default 1; rounds are numbered
+  within their stage, so chaodipi-h5's Swiss is ``--stage 2 --round 1``):
+  ``{"pairs": [[a, b], …], "bye": …|null}``, and ``byes`` lists them all, since a bracket's
+  first round may have several (``bye`` is then null).
 
 An unknown entrant, a match played twice or a result the format cannot have is one line on
 stderr naming the file and line, and exit status 2.
