@@ -94,5 +94,12 @@ def test_one_line_errors(tmp_path: Path) -> None:
     four = {**ok, "games": [game("a", 6, 0)] * 4}
     many = cli(*base, *files(tmp_path, four))
     assert "4 games: a match of stage 1 plays at most 3" in many.stderr
-    for r in (unknown, twice, cannot, many):
+    ko = ["standings", "--format", "community-10ka", "--json"]
+    first = {"stage": 1, "round": 1, "a": "队1", "b": "队2", "games": [game("a", 12, 4)]}
+    again = {"stage": 1, "round": 2, "a": "队2", "b": "队3", "games": [game("a", 12, 4)]}
+    out = cli(*ko, *files(tmp_path, first, again))
+    assert "results.jsonl:2: 队2 was knocked out in stage 1 round 1 (" in out.stderr
+    tie = cli(*ko, *files(tmp_path, {**first, "games": [game("draw", 5, 5)]}))
+    assert "a draw, which a game of format community-10ka cannot be" in tie.stderr
+    for r in (unknown, twice, cannot, many, out, tie):
         assert len(r.stderr.strip().splitlines()) == 1 and not r.stdout
