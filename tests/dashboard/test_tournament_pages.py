@@ -93,6 +93,9 @@ def test_the_desk_runs_a_round(
     assert any(("按累计局分列" if zh else "on accumulated game points") in r for r in reasons), (
         reasons
     )
+    log = page.inner_text("#log")
+    assert "ref1" in log and ("成绩已确认" if zh else "result confirmed") in log
+    assert page.locator("#live").is_hidden()  # no stream here: no "connecting…"
     check_fits(page, f"{lang} {width} tournament")
     page.screenshot(path=str(SCREENS / f"{lang}-{width}-tournament.png"), full_page=True)
     page.click("ul.rounds li:last-child a")
