@@ -92,6 +92,25 @@ def stage_field(
             left = [_winner_of(prev, prev_no, rnd, pr, ms) for pr in p.pairs] + list(p.byes)
             rnd += 1
         return [by_name[n] for n in sorted(left, key=[e.name for e in field].index)]
+    played = [m for m in matches if m.stage == prev_no]
+    if prev.kind == "round_robin":
+        met = {frozenset((m.a, m.b)) for m in played}
+        for e in field:
+            for o in field:
+                if (
+                    e.name < o.name
+                    and e.group == o.group
+                    and frozenset((e.name, o.name)) not in met
+                ):
+                    raise FormatError(
+                        f"stage {prev_no} ({prev.name}) is not finished: {e.name} and {o.name} "
+                        f"have not met, so stage {stage_no} cannot be drawn"
+                    )
+    elif prev.rounds and not any(m.round == prev.rounds for m in played):
+        raise FormatError(
+            f"stage {prev_no} ({prev.name}) is not finished: round {prev.rounds} has no results, "
+            f"so stage {stage_no} cannot be drawn"
+        )
     table = standings(fmt, prev_no, field, matches, seed)
     keep = [s for s in table if not prev.advance or s.rank <= prev.advance]
     return [by_name[s.entrant] for s in keep]

@@ -168,6 +168,10 @@ def test_dianshao_cross_final_after_two_groups() -> None:
             Match(1, 2, g[0], g[2], six),
             Match(1, 3, g[1], g[2], six),
         ]
+    with pytest.raises(
+        FormatError, match=r"stage 1 \(小组赛\) is not finished: 丙 and 乙 have not met"
+    ):
+        pair_round(fmt, 2, 1, f, ms[:2] + ms[3:], seed=0)
     semis = pair_round(fmt, 2, 1, f, ms, seed=0)
     assert semis.pairs == (("丁", "乙"), ("甲", "戊")) or semis.pairs == (
         ("甲", "戊"),
