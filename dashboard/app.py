@@ -12,7 +12,7 @@ from typing import Any
 
 from flask import Flask
 
-from dashboard import api, auth, clips, corrections, i18n, operator, overlay, pages
+from dashboard import api, auth, clips, corrections, i18n, operator, overlay, pages, tournament
 from dashboard.hub import Hub
 from dashboard.jsonbody import BoundedJSON
 from dashboard.users import UserStore
@@ -63,7 +63,16 @@ def create_app(
     app.extensions["tablescan.counters"] = Counter[str]()
     app.before_request(auth.before_request)
     app.context_processor(lambda: {"csrf_token": auth.csrf_token, "user": auth.current_user()})
-    for bp in (auth.bp, api.bp, pages.bp, overlay.bp, corrections.bp, clips.bp, operator.bp):
+    for bp in (
+        auth.bp,
+        api.bp,
+        pages.bp,
+        overlay.bp,
+        corrections.bp,
+        clips.bp,
+        operator.bp,
+        tournament.bp,
+    ):
         app.register_blueprint(bp)
 
     @app.after_request

@@ -49,6 +49,7 @@ SHOWN = (
     "commands/demo.py",
     "demo/view.py",
     "demo/pipeline.py",
+    "commands/tournament.py",
 )
 
 _current: list[str] = [DEFAULT]
