@@ -22,11 +22,20 @@ import numpy as np
 from numpy.typing import NDArray
 
 from engine.games import RefereeLike, find_game
+from engine.match_clock import decide
 from engine.record import Event, Ruling, SeqCounter
 from tablescan.config import TableConfig
 from tablescan.fusion import Decision, Fusion, Trick
 from tablescan.fusion_gouji import answer_count_check, answered_set
-from tablescan.match import doubted_at_once, match_result, next_deal, rulings_of
+from tablescan.match import (
+    clock_now,
+    clock_rule,
+    doubted_at_once,
+    match_result,
+    next_deal,
+    result_on_time,
+    rulings_of,
+)
 from tablescan.node_hooks import NodeHooks, NodeStats
 from vision.reading import TableReader
 from vision.sources import Frame
@@ -94,13 +103,17 @@ class TableNode:
         self.t_now = 0.0  # the match clock: the latest frame's time
         self.judged = 0  # events the referee has taken (the lights follow it)
         self.resumed_at: float | None = None
+        self._clock_seen = -1.0  # the match time the clock was last checked at
+        self._clock_said = ""  # the clock's last decision (logged when it changes)
         if resume:
             self._restore(resume)
-            return
-        self._write({**cfg.match_start()}, 0.0)
-        self._write(
-            {"type": "hand_start", "hand": hand, "banker": cfg.banker, "level": self._level}, 0.0
-        )
+        else:
+            self._write({**cfg.match_start()}, 0.0)
+            self._write(
+                {"type": "hand_start", "hand": hand, "banker": cfg.banker, "level": self._level},
+                0.0,
+            )
+        self.clock = clock_rule(referee, self.events)  # the limit in force, the at-time rule
 
     def _new_fusion(self, banker: int | None, level: str | None) -> Fusion:
         """Fusion for one deal (its banker, if known, and its level)."""
@@ -150,10 +163,51 @@ class TableNode:
             log.error("next deal unknown: %s", e)
             return []
         if nxt is not None:
-            return []
+            return self._clock_check(t, force=True)  # time may have run out in that deal
         result = match_result(self.referee)
         end = {"type": "match_end", "reason": "complete", "result": result, "meta": FROM_TABLE}
         return self._emit(end, t)
+
+    def _known(self) -> list[Event]:
+        """The record as far as the node has come (while catching up: as far as its replay)."""
+        if not self._replay:
+            return self.events
+        upto = int(self._replay[0]["seq"])
+        return [e for e in self.events if int(e["seq"]) < upto]
+
+    def _clock_check(self, t: float, force: bool = False) -> list[Event]:
+        """The match clock at match time ``t`` (once a second of it, or ``force``): when it
+        has run out, the sheet's at-time rule (``engine.match_clock.decide``) ends the match
+        with a ``match_end`` whose result says so (after a ``hand_end`` ``time`` where the
+        sheet stops the deal in play), or lets the deal in play or the extra deal go on."""
+        rule = self.clock
+        if self.match_over or rule.minutes <= 0 or t < rule.limit_s:
+            return []
+        if not force and t - self._clock_seen < 1.0:
+            return []
+        self._clock_seen = t
+        if rule.finish_deal and self._deal_open():
+            return []  # finished first: decided at its hand_end
+        try:
+            decision = decide(rule, clock_now(self.referee, self._known(), rule, t))
+        except Exception as e:  # the camera keeps running if the referee trips
+            self.stats.errors["referee_state"] += 1
+            log.error("at-time decision failed: %s", e)
+            return []
+        if decision.action != self._clock_said:
+            self._clock_said = decision.action
+            log.info(
+                "table %s: time is up: %s (%s)", self.cfg.table_id, decision.action, decision.detail
+            )
+        if decision.action != "end":
+            return []
+        out: list[Event] = []
+        if decision.stop_deal and self._deal_open():
+            self.fusion.phase = "done"
+            out += self._emit({"type": "hand_end", "reason": "time"}, t)
+        result = result_on_time(self.referee, decision, rule)
+        end = {"type": "match_end", "reason": "time", "result": result, "meta": FROM_TABLE}
+        return out + self._emit(end, t)
 
     def _deal_over_seen(self, t: float) -> list[Event]:
         """A game whose deals the referee ends (Gouji: every place decided, by a set or a
@@ -231,7 +285,7 @@ class TableNode:
         if self._hand_over:
             self._hand_over = False
             return self._after_hand(self.t_now)
-        return []
+        return self._clock_check(self.t_now)
 
     # --- resuming after a crash -------------------------------------------------------------
 
@@ -382,18 +436,21 @@ class TableNode:
             log.error("resume: stored events %s were not seen again in the replay", left)
         if self.match_over:
             return []
+        timed = self._clock_check(frame.t)  # before the frame: nothing after time counts
+        if self.match_over:
+            return timed
         reading = self.reader.read(frame, self.fusion.wanted, self.fusion.expects_reveal)
         if reading.error is not None:
             self.stats.errors[reading.error] += 1
             if reading.error == "bad_frame":
-                return []
+                return timed
         if self.hooks.on_frame:
             self.hooks.on_frame(frame)
         if reading.read_ms is None or reading.image is None:
-            return []
+            return timed
         self.stats.read_ms.append(reading.read_ms)
         self.stats.reads += 1
-        written: list[Event] = []
+        written: list[Event] = timed
         for obs in reading.observations:
             if self.hooks.on_observation:
                 self.hooks.on_observation(obs)
