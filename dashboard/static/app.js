@@ -227,6 +227,7 @@ function drawMatch(v) {
   el.innerHTML = `<h2>${esc(t("Match"))}</h2>${head}`
     + `<table class="grid small"><thead><tr>${heads}</tr></thead><tbody>${rows || `<tr><td colspan="4" class="muted">${esc(t("No hand finished yet."))}</td></tr>`}</tbody></table>`
     + controls;
+  tickClocks();
 }
 
 document.addEventListener("click", async (e) => {
@@ -275,6 +276,7 @@ function drawTable(v) {
   const title = `<span class="big">${esc(t("Table {id}", { id: v.id }))}</span>`;
   $("#headline").innerHTML = v.seats
     ? title + gameView(v).headline(v)
+      + (v.clock ? `<span class="chip clock-chip" id="match-clock">${clockHTML(v.clock)}</span>` : "")
       + `<span class="chip">${esc(gameText(v.game))} · ${esc(v.profile)}</span><span class="muted" id="play-status">${esc(t("seq {n}", { n: v.seq }))} · ${esc(statusWord(v))}</span>`
     : title + `<span class="muted">${esc(t("Waiting for the match to start."))}</span>`;
   if (!v.seats) return;
@@ -677,8 +679,10 @@ function drawHall(tables) {
     + `<div class="muted small">${esc(gameText(tb.game || ""))} · ${esc(tb.profile || "")} · ${esc(t("hand {n}", { n: tb.hand ?? "–" }))} · <span class="match-state">${esc(statusWord(tb))}</span></div>`
     + ((tb.match || {}).over ? `<div class="small match-over"><b>${esc(t("Match over"))}</b> · ${esc(resultText(tb, tb.match.result || {}))}${tb.match.provisional ? ` <span class="status" data-provisional>${esc(t("provisional"))}</span>` : ""}</div>`
       : (tb.match || {}).next_banker != null && tb.status !== "playing" ? `<div class="small">${esc(t("next banker {name}", { name: (tb.players || [])[tb.match.next_banker] || tb.match.next_banker }))}</div>` : "")
+    + (tb.clock ? `<div class="small clock-row">${clockHTML(tb.clock)}</div>` : "")
     + gameView(tb).hall(tb)
     + `${tb.needs_referee ? `<div class="small"><b class="warn-text">${esc(t("{n} to check", { n: tb.needs_referee }))}</b></div>` : ""}</a>`).join("");
+  tickClocks();
 }
 
 /* ---------------------------------------------------------------- hall violation queue */
