@@ -10,6 +10,7 @@ durable, the dashboard shows the state. ``tablescan.wiring`` builds a node and i
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import time
 from collections import deque
@@ -103,6 +104,8 @@ class TableNode:
         self.t_now = 0.0  # the match clock: the latest frame's time
         self.judged = 0  # events the referee has taken (the lights follow it)
         self.resumed_at: float | None = None
+        self._t_base = 0.0  # a live source restarted after a crash: its frames' time goes on
+        self._live_resumed = False  # continue_live was called: the next frame sets _t_base
         self._clock_seen = -1.0  # the match time the clock was last checked at
         self._clock_said = ""  # the clock's last decision (logged when it changes)
         if resume:
@@ -351,11 +354,15 @@ class TableNode:
     def continue_live(self) -> None:
         """A live camera cannot go back: instead of replaying, fusion and the tracker are told
         from the stored record what was played, what was buried, who declared, and which cards
-        of the current trick lie in which seat's area (so they are not read as new plays)."""
+        of the current trick lie in which seat's area (so they are not read as new plays).
+        A restarted camera's time begins at 0 again: its frames go on from the record's last
+        ``t``, so the match clock and the record's times never run back (the minutes the
+        node was down are not counted: the record holds no wall time)."""
         from engine.record import apply_corrections
 
         self._replay.clear()
         self._feed_stored(None)
+        self._live_resumed = True
         events = [e for e in apply_corrections(self.events) if e["type"] != "correction"]
         starts = [i for i, e in enumerate(events) if e["type"] == "hand_start"]
         if starts:  # the deal in progress (or the one just ended)
@@ -427,6 +434,12 @@ class TableNode:
         """One frame in; the record events it produced (often none)."""
         t0 = time.perf_counter()
         self.stats.frames += 1
+        if self._live_resumed:  # a restarted camera counts from 0: the match's time goes on
+            self._live_resumed = False
+            if self.resumed_at is not None and frame.t < self.resumed_at:
+                self._t_base = self.resumed_at - frame.t
+        if self._t_base:
+            frame = dataclasses.replace(frame, t=frame.t + self._t_base)
         self.t_now = frame.t
         if self._replay and self.resumed_at is not None and frame.t > self.resumed_at + 1e-6:
             left = [int(e["seq"]) for e in self._replay]

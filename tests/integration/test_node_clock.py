@@ -105,3 +105,39 @@ def test_chaodipi_anchao_finishes_the_deal_in_play_first(
     assert end["result"]["time"]["finish_deal"] is True
     assert end["result"]["time"]["by"] in ("level", "banker")
     assert end["result"]["winner"] in (0, 1)
+
+
+def test_a_restarted_live_camera_keeps_the_match_clock(
+    match_clip: RenderResult, tmp_path: Path
+) -> None:
+    """The node crashes inside deal 2 and comes back on a live camera whose time starts at 0
+    again: the record's times go on from the last stored one, and the clock still ends the
+    match at its minute (a clock counted from the restart would give the table a new hour)."""
+    text = match_clip.table.read_text().replace(
+        'profile = "standard"', 'profile = "jiawang"\nclock_minutes = 1'
+    )
+    cfg_path = tmp_path / "live.table.toml"
+    cfg_path.write_text(text)
+    cfg = load_config(cfg_path)
+    labels = match_clip.video.with_name(match_clip.video.stem + ".labels.jsonl")
+    frames = [
+        dataclasses.replace(f, t=f.t + 40.0)
+        for f in open_source(str(match_clip.video), cfg.fps).frames()
+    ]
+    first = build_node(cfg, LabelDetector(labels), None, keep_evidence=False)
+    k = next(i for i, f in enumerate(frames) if f.t >= 57.0)  # deal 2 under way, before time
+    for frame in frames[:k]:
+        first.process(frame)
+    record = list(first.events)
+    assert record[-1]["t"] < 60.0 and not first.match_over
+    again = build_node(cfg, LabelDetector(labels), None, keep_evidence=False, resume=record)
+    again.continue_live()
+    zero = frames[k].t
+    for frame in frames[k:]:  # the camera restarted: its clock reads from 0
+        again.process(dataclasses.replace(frame, t=frame.t - zero))
+        if again.match_over:
+            break
+    new = again.events[len(record) :]
+    assert [e["t"] for e in new] == sorted(e["t"] for e in new) and new[0]["t"] >= record[-1]["t"]
+    assert hand_events(new) == [("hand_end", "time"), ("match_end", "time")]
+    assert 60.0 <= new[-1]["t"] < 61.0
