@@ -21,7 +21,7 @@ from dashboard.users import UserStore, overlay_link_id
 from evidence import EvidenceStore
 from tests.dashboard.browser import SCREENS, LiveServer
 from tests.dashboard.conftest import FAST_HASH, PASSWORD, match_record
-from tests.dashboard.test_screens import login, open_page
+from tests.dashboard.test_screens import check_fits, login, open_page
 
 RECORD = [e for e in match_record(seed=2, hands=2, inject=0) if e["type"] != "match_end"]
 RECORD[0] = {**RECORD[0], "clock": {"minutes": 60, "from": "table"}}
@@ -74,6 +74,8 @@ def test_time_left_warning_and_decided_on_time(
         ov.goto(f"{server.url}/overlay/t1?token={token}&delay=0&lang={lang[:2]}")
         ov.wait_for_selector("#ov [data-widget=score] .match-clock.warn", timeout=20_000)
         pages = [page, hall, ov]
+        check_fits(page, f"table clock {lang} {width}")
+        check_fits(hall, f"hall clock {lang} {width}")
         page.screenshot(path=str(SCREENS / f"clock-warn-{lang}-{width}.png"))
         end = {"type": "match_end", "reason": "time", "meta": {"from": "table"}}
         hub.append("t1", {**end, "result": {"hands": 2, "winner": 0, "time": ON_TIME}})

@@ -17,7 +17,7 @@ from evidence.tournament import TournamentStore
 from hall.simnode import append_match
 from tests.dashboard.browser import SCREENS, LiveServer
 from tests.dashboard.conftest import FAST_HASH, PASSWORD
-from tests.dashboard.test_screens import login, open_page
+from tests.dashboard.test_screens import check_fits, login, open_page
 
 WORDS = {
     "zh-CN": ("胜本场", "待确认", "已确认", "到时判定"),
@@ -49,6 +49,7 @@ def test_confirm_in_one_tap_and_correct_with_a_reason(
         text = card.inner_text().lower()  # the headings are set in capitals
         assert f"{p1.b} {wins}" in text or f"{p1.b}{wins}" in text, text  # team 1 is b
         assert to_confirm in text and on_time in text, text
+        check_fits(page, f"results {lang} {width}")
         page.screenshot(path=str(SCREENS / f"results-{lang}-{width}.png"), full_page=True)
         card.locator("[data-confirm]").click()  # the one tap
         page.wait_for_selector(f"#p-{p1.id}[data-status=confirmed]")
