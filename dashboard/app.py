@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import secrets
-import threading
 from collections import Counter
 from datetime import timedelta
 from pathlib import Path
@@ -13,7 +12,7 @@ from typing import Any
 
 from flask import Flask
 
-from dashboard import api, auth, corrections, i18n, overlay, pages, results
+from dashboard import api, auth, corrections, i18n, overlay, pages, results, tournament
 from dashboard.hub import Hub
 from dashboard.users import UserStore
 from evidence import EvidenceStore
@@ -60,7 +59,7 @@ def create_app(
     app.extensions["tablescan.counters"] = Counter[str]()
     app.before_request(auth.before_request)
     app.context_processor(lambda: {"csrf_token": auth.csrf_token, "user": auth.current_user()})
-    for bp in (auth.bp, api.bp, pages.bp, overlay.bp, corrections.bp, results.bp):
+    for bp in (auth.bp, api.bp, pages.bp, overlay.bp, corrections.bp, tournament.bp, results.bp):
         app.register_blueprint(bp)
 
     @app.after_request
@@ -76,5 +75,5 @@ def create_app(
 
     if start_hub:
         hub.start()
-        results.start_feed(app, threading.Event())  # a tournament's results, as tables end
+        results.start_feed(app, lambda: hub.stopped)  # a tournament's results, as tables end
     return app

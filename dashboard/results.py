@@ -10,7 +10,9 @@ while nobody looks.
 
 from __future__ import annotations
 
+import logging
 import threading
+import time
 from typing import Any
 
 from flask import Blueprint, Flask, current_app, jsonify, redirect, render_template, request
@@ -23,6 +25,7 @@ from evidence.tournament import DB_FILE, PairingRow, TournamentError, Tournament
 from evidence.tournament_feed import ResultsFeed
 
 bp = Blueprint("results", __name__)
+log = logging.getLogger(__name__)
 FEED = "tablescan.results_feed"
 POLL_S = 2.0
 
@@ -60,18 +63,42 @@ def poll(app: Flask | None = None) -> ResultsFeed:
         return f
 
 
-def start_feed(app: Flask, stop: threading.Event) -> threading.Thread | None:
-    """Poll every ``POLL_S`` seconds while this data folder holds a tournament."""
+def start_feed(app: Flask, hub_stopped: Any) -> threading.Thread:
+    """Poll every ``POLL_S`` seconds (``RESULTS_POLL_S`` in the app's config), while this data folder holds a tournament, until the
+    hub stops (``hub_stopped()``); a poll that fails is logged and the next one tries again."""
     from pathlib import Path
 
+    every = float(app.config.get("RESULTS_POLL_S", POLL_S))
+
     def run() -> None:
-        while not stop.wait(POLL_S):
+        while not hub_stopped():
+            time.sleep(every)
+            if hub_stopped():
+                return
             if (Path(app.config["TABLESCAN_DATA_DIR"]) / DB_FILE).exists():
-                poll(app)
+                try:
+                    poll(app)
+                except Exception:  # the stores closed under it, or one bad row: next time
+                    if hub_stopped():
+                        return
+                    log.exception("results feed poll failed")
 
     thread = threading.Thread(target=run, name="results feed", daemon=True)
     thread.start()
     return thread
+
+
+@bp.before_app_request
+def _arrived() -> None:
+    """The tournament desk's pages (``/tournament``) show the results the tables sent by now."""
+    from pathlib import Path
+
+    if request.method != "GET" or not request.path.startswith("/tournament"):
+        return
+    if request.path.startswith("/tournament/results"):
+        return  # its views poll themselves
+    if (Path(current_app.config["TABLESCAN_DATA_DIR"]) / DB_FILE).exists():
+        poll()
 
 
 def _row(f: ResultsFeed, p: PairingRow) -> dict[str, Any]:

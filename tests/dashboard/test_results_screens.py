@@ -4,6 +4,7 @@ it decided; one tap confirms it; a correction needs its reason and is kept in th
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -74,5 +75,28 @@ def test_confirm_in_one_tap_and_correct_with_a_reason(
         ctx.close()
     finally:
         server.close()
+        ts.close()
+        store.close()
+
+
+def test_results_arrive_while_nobody_looks(tmp_path: Path) -> None:
+    """The dashboard's feed thread records a table's match_end with no page open."""
+    store = EvidenceStore(tmp_path, durable=False)
+    ts = TournamentStore(tmp_path)
+    ts.setup("xize-1h", "cup", by="org")
+    ts.import_entrants("entrant,seed\n队1,1\n队2,2\n", by="org")
+    (p,) = ts.draw(1, 1, seed=5, by="org", tables=["t1"])
+    hub = Hub(store, poll_s=0.05)
+    create_app(tmp_path, hub=hub, RESULTS_POLL_S=0.1)  # start_hub: the hub and the feed run
+    try:
+        append_match(store, "t1", ["N", "E", "S", "W"], 0, ["A", "4"])
+        deadline = time.monotonic() + 20
+        while ts.pairing(p.id).status != "provisional":
+            assert time.monotonic() < deadline, "the feed did not record the result"
+            time.sleep(0.1)
+        assert ts.pairing(p.id).source == "t1#3"
+    finally:
+        hub.stop()
+        time.sleep(0.3)  # the feed thread sees the hub stopped before the stores close
         ts.close()
         store.close()
