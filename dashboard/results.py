@@ -64,8 +64,9 @@ def poll(app: Flask | None = None) -> ResultsFeed:
 
 
 def start_feed(app: Flask, hub_stopped: Any) -> threading.Thread:
-    """Poll every ``POLL_S`` seconds (``RESULTS_POLL_S`` in the app's config), while this data folder holds a tournament, until the
-    hub stops (``hub_stopped()``); a poll that fails is logged and the next one tries again."""
+    """Poll every ``POLL_S`` seconds (the app's ``RESULTS_POLL_S``) while this data folder
+    holds a tournament, until the hub stops (``hub_stopped()``); a poll that fails is logged
+    and the next one tries again."""
     from pathlib import Path
 
     every = float(app.config.get("RESULTS_POLL_S", POLL_S))
