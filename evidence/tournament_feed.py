@@ -7,7 +7,9 @@ decide the match by the stage's rule (三局两胜: two won), so a best-of-three
 table matches. Which side of the pairing a table team is comes from the entrants' players (the
 seat names of ``match_start``) where the entrants file lists them, else the draw's order (team
 0 is the pairing's ``a``). A game's points are what the format counts: levels gained
-(80-points) or the 局's small points (Gouji, the ``match_end`` result's ``teams``). A match the
+(80-points; the table's winner wins the game) or the 局's small points (Gouji, the
+``match_end`` result's ``teams``; the side with more wins the game, as the formats count a
+局, whatever the table's own deals-won winner). A match the
 clock decided (``reason: "time"``) is taken only when the format's at-time rule is the one the
 table applied, and its note says so; anything the feed cannot take as it stands (a level
 knock-out, a table team that is neither entrant, rules that disagree) waits for a referee
@@ -25,7 +27,7 @@ from typing import Any
 
 from engine.games import find_game
 from engine.record import Event
-from engine.tournament import Format, Stage, outcome
+from engine.tournament import Format, FormatError, Stage, outcome
 from engine.tournament.results import Game, Match
 from evidence.store import EvidenceStore
 from evidence.tournament import PairingRow, TournamentError, TournamentStore
@@ -171,7 +173,7 @@ class ResultsFeed:
             mine = [m for m in self.matches if m.table in p.tables and m.at >= since]
             try:
                 got = self._take(fmt, p, players, mine)
-            except TournamentError as e:
+            except FormatError as e:  # the store's TournamentError, or a result the format refuses
                 self.problems[p.id] = str(e)
                 continue
             self.problems.pop(p.id, None)
@@ -193,10 +195,13 @@ class ResultsFeed:
         for m in mine:
             sides = _sides(p, players, m.start)
             pts = _points(fmt, m)
-            winner = (m.end.get("result") or {}).get("winner")
-            side = sides[winner] if isinstance(winner, int) and 0 <= winner < 2 else "draw"
             a = pts[sides.index("a")]
             b = pts[sides.index("b")]
+            if fmt.points.unit == "place_points":  # 积分多者为胜: the format's points decide
+                side = "a" if a > b else "b" if b > a else "draw"
+            else:
+                winner = (m.end.get("result") or {}).get("winner")
+                side = sides[winner] if isinstance(winner, int) and 0 <= winner < 2 else "draw"
             note = _on_time(fmt, m)
             games.append(Game(side, a, b))
             used.append(m)

@@ -112,3 +112,43 @@ def test_a_clock_rule_that_is_not_the_formats_is_left_to_a_referee(
     feed = ResultsFeed(ev, ts)
     assert feed.poll() == []
     assert "extra_deal" in feed.problems[p.id] and ts.pairing(p.id).status == "open"
+
+
+def test_a_gouji_deal_brings_its_small_points(
+    stores: tuple[EvidenceStore, TournamentStore],
+) -> None:
+    """gouji-changshi 「相应计分为5、4、3、2、1、0分」: the match_end's points per team are the
+    game's points and the side with more wins it (the table's own winner went by deals won);
+    a knock-out 局 level on points waits for a referee instead of crashing the feed."""
+    ev, ts = stores
+    ts.setup("gouji-changshi", "够级杯", by="org")
+    ts.import_entrants("entrant,seed\n甲队,1\n乙队,2\n", by="org")
+    (p,) = ts.draw(1, 1, seed=1, by="org", tables=["t1"])
+    start = {"v": 1, "seq": 0, "t": 0.0, "type": "match_start", "game": "gouji",
+             "profile": "gouji-changshi", "seats": ["A1", "B1", "A2", "B2", "A3", "B3"],
+             "teams": [[0, 2, 4], [1, 3, 5]], "levels": ["-", "-"]}  # fmt: skip
+    end = {"v": 1, "seq": 1, "t": 900.0, "type": "match_end", "reason": "complete",
+           "result": {"hands": 1, "teams": [8, 7], "deals_won": [0, 1], "winner": 1}}  # fmt: skip
+    ev.append_event("t1", start)
+    ev.append_event("t1", end)
+    assert [g.id for g in ResultsFeed(ev, ts).poll()] == [p.id]
+    (game,) = ts.pairing(p.id).games
+    assert (game.winner, game.a_points, game.b_points) == ("a", 8.0, 7.0)
+
+
+def test_a_result_the_format_cannot_have_waits_for_a_referee(
+    stores: tuple[EvidenceStore, TournamentStore],
+) -> None:
+    ev, ts = stores
+    ts.setup("gouji-changshi", "够级杯", by="org")  # a knock-out 局 cannot be drawn
+    ts.import_entrants("entrant,seed\n甲队,1\n乙队,2\n", by="org")
+    (p,) = ts.draw(1, 1, seed=1, by="org", tables=["t1"])
+    start = {"v": 1, "seq": 0, "t": 0.0, "type": "match_start", "game": "gouji",
+             "profile": "gouji-changshi", "seats": ["A1", "B1", "A2", "B2", "A3", "B3"],
+             "teams": [[0, 2, 4], [1, 3, 5]], "levels": ["-", "-"]}  # fmt: skip
+    ev.append_event("t1", start)
+    ev.append_event("t1", {"v": 1, "seq": 1, "t": 9.0, "type": "match_end",
+                           "result": {"hands": 1, "teams": [6, 6], "winner": None}})  # fmt: skip
+    feed = ResultsFeed(ev, ts)
+    assert feed.poll() == []
+    assert "a draw" in feed.problems[p.id] and ts.pairing(p.id).status == "open"
