@@ -236,3 +236,60 @@ def stream(tid: str) -> Any:
     resp = Response(body, mimetype="text/event-stream")
     resp.headers["Cache-Control"] = "no-cache"
     return resp
+
+
+# -- the tournament widget: standings and bracket, same token and delay ---------------------
+
+
+def _tournament_view(delay: float) -> dict[str, Any] | None:
+    """The tournament's confirmed standings and bracket as they stood ``delay`` seconds ago
+    (None before a tournament is set up): only confirmed results go on air."""
+    from dashboard import tournament
+
+    st = tournament.store()
+    then = st.as_of(hub().clock() - delay)
+    try:
+        fmt = then.format
+    except ValueError:
+        return None
+    table = then.standings(confirmed_only=True)
+    rows = [
+        {
+            "rank": s.rank,
+            "entrant": s.entrant,
+            "match_points": f"{s.match_points:g}",
+            "game_points": f"{s.game_points:g}",
+            "tiebreak": tournament.reason_text(s),
+        }
+        for s in table
+    ]
+    bracket = [
+        {
+            **b,
+            "rounds": [
+                {**r, "matches": [m for m in r["matches"] if m["status"] in ("confirmed", "bye")]}
+                for r in b["rounds"]
+            ],
+        }
+        for b in tournament._bracket(then)
+    ]
+    return {"name": then.name(), "title": fmt.title, "standings": rows, "bracket": bracket}
+
+
+@bp.get("/<tid>/tournament")
+def tournament_page(tid: str) -> Any:
+    """The standings / bracket widget (an OBS browser source, like the table's overlay): the
+    table's overlay token opens it, the same delay floor holds; it reloads itself."""
+    delay = _check(tid)
+    view = _tournament_view(delay)
+    show = request.args.get("show", "standings")
+    return render_template(
+        "overlay_tournament.html", tid=tid, delay=delay, view=view,
+        show=show if show in ("standings", "bracket") else "standings",
+    )  # fmt: skip
+
+
+@bp.get("/<tid>/tournament/state")
+def tournament_state(tid: str) -> Any:
+    delay = _check(tid)
+    return _tournament_view(delay) or {}

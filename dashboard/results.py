@@ -40,7 +40,9 @@ def feed() -> ResultsFeed:
             got = app.extensions.get(FEED)
             if got is None:
                 formats = app.config.get("TOURNAMENT_FORMATS")  # a test's own formats folder
-                store = TournamentStore(app.config["TABLESCAN_DATA_DIR"], formats=formats)
+                store = TournamentStore(
+                    app.config["TABLESCAN_DATA_DIR"], clock=hub().clock, formats=formats
+                )
                 got = app.extensions[FEED] = ResultsFeed(hub().store, store)
     return got
 

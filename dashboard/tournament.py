@@ -11,6 +11,7 @@ the dispute report is).
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,7 @@ from flask import (
 )
 from flask_babel import gettext as _
 
+from dashboard.api import hub
 from dashboard.auth import current_user, login_required, role_required
 from engine.tournament import FormatError, Standing, format_ids, load_format, outcome
 from engine.tournament.standings import CRITERION_NAMES
@@ -51,12 +53,21 @@ KINDS: dict[str, Callable[[], str]] = {
 }
 
 
+LOG_KINDS: dict[str, Callable[[], str]] = {
+    "setup": lambda: _("set up"),
+    "entrants": lambda: _("entrants imported"),
+    "draw": lambda: _("round drawn"),
+    "result": lambda: _("result in"),
+    "confirm": lambda: _("result confirmed"),
+    "correct": lambda: _("result corrected"),
+}
+
+
 def store() -> TournamentStore:
     ext = current_app.extensions
     if "tablescan.tournament" not in ext:
-        ext["tablescan.tournament"] = TournamentStore(
-            Path(current_app.config["TABLESCAN_DATA_DIR"])
-        )
+        data = Path(current_app.config["TABLESCAN_DATA_DIR"])
+        ext["tablescan.tournament"] = TournamentStore(data, clock=hub().clock)
     s: TournamentStore = ext["tablescan.tournament"]
     return s
 
@@ -76,6 +87,10 @@ def reason_text(s: Standing) -> str:
 
 def _num(x: float) -> str:
     return f"{x:g}"
+
+
+def _when(at: float) -> str:
+    return time.strftime("%m-%d %H:%M:%S", time.localtime(at))
 
 
 def _bracket(st: TournamentStore) -> list[dict[str, Any]]:
@@ -129,6 +144,9 @@ def _context() -> dict[str, Any]:
         bracket=_bracket(st),
         next_round=nxt,
         kinds={k: str(v()) for k, v in KINDS.items()},
+        log=list(reversed(st.audit()))[:20],
+        when=_when,
+        log_kinds={k: str(v()) for k, v in LOG_KINDS.items()},
         num=_num,
     )
     return ctx

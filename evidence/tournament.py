@@ -26,12 +26,14 @@ Every bad call is a ``TournamentError`` (a ``FormatError``) naming the pairing a
 
 from __future__ import annotations
 
+import copy
 import csv
 import io
+import json
 import sqlite3
 import threading
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib.resources.abc import Traversable
 from pathlib import Path
@@ -148,8 +150,14 @@ class _State:
 class TournamentStore:
     """The tournament of one data directory (``<data>/tournament.sqlite3``)."""
 
-    def __init__(self, data_dir: str | Path, formats: Traversable | None = None) -> None:
+    def __init__(
+        self,
+        data_dir: str | Path,
+        clock: Callable[[], float] = time.time,
+        formats: Traversable | None = None,
+    ) -> None:
         """``formats``: where the format TOMLs lie (default: the shipped ones; a test's own)."""
+        self.clock = clock
         self.formats = formats
         self.path = Path(data_dir) / DB_FILE
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -158,6 +166,14 @@ class TournamentStore:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=FULL")
         self._db.executescript(SCHEMA)
+        self._until: float | None = None
+
+    def as_of(self, until: float) -> TournamentStore:
+        """The tournament as it stood at ``until`` (a read-only view: the broadcast overlay
+        shows it ``delay`` seconds late, as it does a table)."""
+        view = copy.copy(self)
+        view._until = until
+        return view
 
     def close(self) -> None:
         self._db.close()
@@ -167,12 +183,14 @@ class TournamentStore:
     def _append(self, kind: str, by: str, data: Mapping[str, Any]) -> int:
         if not by.strip():
             raise TournamentError(f"{kind}: who did it (by) is required")
+        if self._until is not None:
+            raise TournamentError(f"{kind}: a past view of the tournament is read-only")
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
             try:
                 row = self._db.execute("SELECT hash FROM log ORDER BY id DESC LIMIT 1").fetchone()
                 prev = row[0] if row else GENESIS
-                at = time.time()
+                at = self.clock()
                 body = canonical_json({"at": at, "by": by, "kind": kind, "data": dict(data)})
                 cur = self._db.execute(
                     "INSERT INTO log (at, by, kind, data, prev, hash) VALUES (?, ?, ?, ?, ?, ?)",
@@ -186,16 +204,15 @@ class TournamentStore:
 
     def audit(self) -> list[AuditRow]:
         """Every action in order (the desk's audit page, and what a dispute cites)."""
-        import json
-
+        until = float("inf") if self._until is None else self._until
         with self._lock:
-            rows = self._db.execute("SELECT id, at, by, kind, data, hash FROM log ORDER BY id")
+            rows = self._db.execute(
+                "SELECT id, at, by, kind, data, hash FROM log WHERE at <= ? ORDER BY id", (until,)
+            )
             return [AuditRow(r[0], r[1], r[2], r[3], json.loads(r[4]), r[5]) for r in rows]
 
     def verify(self) -> str | None:
         """None when the chain is whole; else the first broken row, in one sentence."""
-        import json
-
         prev = GENESIS
         with self._lock:
             rows = list(

@@ -913,3 +913,17 @@ if (PAGE === "hall") {
 } else if (PAGE === "calibration") {
   calibration();
 }
+
+/* The tournament desk is server-rendered (no stream): while a round waits for results it
+   reloads every 15 s, never while a referee is typing a result or has a form open. */
+if (PAGE === "tournament") {
+  const live = $("#live");
+  if (live) live.hidden = true;
+  if ($(".pairing .status.open, .pairing .status.provisional")) {
+    setInterval(() => {
+      const el = document.activeElement;
+      const typing = el && /^(INPUT|TEXTAREA|SELECT)$/.test(el.tagName);
+      if (!typing && !$("details[open]")) location.reload();
+    }, 15000);
+  }
+}

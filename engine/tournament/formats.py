@@ -70,6 +70,14 @@ class Clock:
     carry_over: bool  # 上局成绩可计入下局: levels carry from game to game
     cite: dict[str, str]
 
+    def limit_for(self, left: int) -> int:
+        """Seconds a match may last with ``left`` entrants still in the stage (0: no limit):
+        the late limit from ``late_from`` on (chaodipi-anchao: 1.5 h for the semi-finals and
+        the final; four-deck: none from the last eight)."""
+        if self.late_from and left <= self.late_from:
+            return self.late_limit_s
+        return self.limit_s
+
 
 @dataclass(frozen=True, slots=True)
 class Stage:

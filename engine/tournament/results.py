@@ -178,6 +178,7 @@ def check_results(fmt: Format, entrants: Iterable[str], matches: Sequence[Match]
     known = set(entrants)
     seen: dict[tuple[int, frozenset[str]], Match] = {}
     busy: dict[tuple[int, int, str], Match] = {}
+    out_in: dict[tuple[int, str], Match] = {}  # knock-out: who lost, and where
     for m in matches:
         where = m.where or f"stage {m.stage} round {m.round}"
         stage = fmt.stage(m.stage) if m.stage <= len(fmt.stages) else None
@@ -200,7 +201,18 @@ def check_results(fmt: Format, entrants: Iterable[str], matches: Sequence[Match]
                 f"(also {twice.where or 'round ' + str(twice.round)})"
             )
         _check_match(fmt, stage, m)
+        if stage.kind == "knockout":
+            for who in (m.a, m.b):
+                lost = out_in.get((m.stage, who))
+                if lost is not None and lost.round < m.round:
+                    raise FormatError(
+                        f"{where}: {who} was knocked out in stage {m.stage} round {lost.round} "
+                        f"({lost.where or lost.a + ' v ' + lost.b})"
+                    )
         seen[pair] = m
+        if stage.kind == "knockout" and stage.draw != "cross":  # cross: a third-place match
+            won = outcome(stage, m).winner
+            out_in[(m.stage, m.b if won == m.a else m.a)] = m
         busy[(m.stage, m.round, m.a)] = m
         busy[(m.stage, m.round, m.b)] = m
     return list(matches)

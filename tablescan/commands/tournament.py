@@ -6,8 +6,10 @@
 - ``standings --format ID --entrants entrants.csv --results results.jsonl [--json]``: the
   table of the stage played so far, with the reason for every tie-break.
 - ``pair --format ID --entrants entrants.csv --results results.jsonl --round N --seed S
-  [--stage K] [--json]``: the pairs of round N (``{"pairs": [[a, b], …], "bye": …|null}``;
-  ``byes`` lists them all, since a bracket's first round may have several).
+  [--stage K] [--json]``: the pairs of round N of stage K (default 1; rounds are numbered
+  within their stage, so chaodipi-h5's Swiss is ``--stage 2 --round 1``):
+  ``{"pairs": [[a, b], …], "bye": …|null}``, and ``byes`` lists them all, since a bracket's
+  first round may have several (``bye`` is then null).
 
 An unknown entrant, a match played twice or a result the format cannot have is one line on
 stderr naming the file and line, and exit status 2.
@@ -27,6 +29,7 @@ from engine.tournament import (
     Format,
     FormatError,
     Match,
+    Standing,
     check_results,
     entrants_from_rows,
     format_ids,
@@ -105,6 +108,26 @@ def _load(args: argparse.Namespace) -> tuple[Format, list[Entrant], list[Match]]
     return fmt, entrants, matches
 
 
+def reason_line(s: Standing) -> str:
+    """A standing's tie-break reason in the CLI's language (``--json`` keeps the English)."""
+    r = s.reason
+    if r is None:
+        return ""
+    if r.relation == "level":
+        return _("level with {other} (the sheet breaks this tie no further)", other=r.other)
+    names = {
+        "match_points": _("match points"),
+        "game_points": _("accumulated game points"),
+        "head_to_head": _("head-to-head"),
+        "head_to_head_game_points": _("head-to-head game points"),
+        "largest_win": _("largest win"),
+        "lots": _("lots"),
+    }
+    if r.relation == "ahead":
+        return _("ahead of {other} on {criterion}", other=r.other, criterion=names[r.criterion])
+    return _("behind {other} on {criterion}", other=r.other, criterion=names[r.criterion])
+
+
 def _fail(e: FormatError) -> int:
     print(f"error: {e}", file=sys.stderr)
     return 2
@@ -134,7 +157,8 @@ def run_standings(args: argparse.Namespace) -> int:
         print(json.dumps({"stage": stage_no, "standings": rows}, ensure_ascii=False))
         return 0
     print(_("{fmt}, stage {n}: {name}", fmt=fmt.id, n=stage_no, name=fmt.stage(stage_no).name))
-    for r in rows:
+    for r, s in zip(rows, table, strict=True):
+        r["tiebreak"] = reason_line(s)
         group = f"[{r['group']}] " if r.get("group") else ""
         print(
             f"{group}{r['rank']:>3}  {r['entrant']}  "

@@ -93,6 +93,9 @@ def test_the_desk_runs_a_round(
     assert any(("按累计局分列" if zh else "on accumulated game points") in r for r in reasons), (
         reasons
     )
+    log = page.inner_text("#log")
+    assert "ref1" in log and ("成绩已确认" if zh else "result confirmed") in log
+    assert page.locator("#live").is_hidden()  # no stream here: no "connecting…"
     check_fits(page, f"{lang} {width} tournament")
     page.screenshot(path=str(SCREENS / f"{lang}-{width}-tournament.png"), full_page=True)
     page.click("ul.rounds li:last-child a")
@@ -183,3 +186,53 @@ def test_the_desk_sets_up_imports_and_draws(tmp_path: Path) -> None:
         == 403
     )
     store.close()
+
+
+def test_the_overlay_widget_keeps_the_delay_and_the_token(tmp_path: Path, browser: Browser) -> None:
+    """Standings on the stream: the table's overlay token opens them, a bad one gets the blank
+    page, and a result confirmed now shows only once the delay has passed."""
+    from tests.dashboard.conftest import Clock
+
+    clock = Clock()
+    t = seed_tournament(tmp_path)
+    store = EvidenceStore(tmp_path, durable=False)
+    app = create_app(
+        tmp_path, hub=Hub(store, clock=clock), start_hub=False, OVERLAY_MIN_DELAY_S=30.0
+    )
+    token = UserStore(tmp_path).new_overlay_token("t1")
+    client = app.test_client()
+    assert client.get("/overlay/t1/tournament?token=wrong").status_code == 403
+    assert client.get("/overlay/t1/tournament/state?token=wrong").status_code == 403
+    # the seeded results carry the real time; the overlay's clock starts a long way before it
+    clock.now = __import__("time").time() - 3600
+    assert client.get(f"/overlay/t1/tournament/state?token={token}").get_json() == {}
+    clock.now += 3600 + 60  # everything seeded is now more than the 30 s floor old
+    view = client.get(f"/overlay/t1/tournament/state?token={token}&delay=0").get_json()
+    assert view["name"] == "社区八十分赛"
+    before = {s["entrant"]: s["match_points"] for s in view["standings"]}
+    # round 2's provisional result is not on air; confirm it now: 30 s later it is
+    (pending,) = [p for p in t.pairings(1, 2) if p.status == "provisional"]
+    TournamentStore(tmp_path, clock=clock).confirm_result(pending.id, by="ref1")
+    winner = pending.a
+    now = client.get(f"/overlay/t1/tournament/state?token={token}&delay=0").get_json()
+    assert {s["entrant"]: s["match_points"] for s in now["standings"]} == before
+    clock.now += 31
+    later = client.get(f"/overlay/t1/tournament/state?token={token}").get_json()
+    after = {s["entrant"]: s["match_points"] for s in later["standings"]}
+    assert after[winner] == str(float(before[winner]) + 1).removesuffix(".0")
+    # the page itself, in Chromium, transparent, in Chinese by default and in English
+    server = LiveServer(app)
+    try:
+        for lang, word in (("zh", "名次"), ("en", "Standings")):
+            page = browser.new_page(viewport={"width": 1280, "height": 720})
+            q = f"?token={token}" + ("&lang=en" if lang == "en" else "")
+            page.goto(server.url + "/overlay/t1/tournament" + q)
+            assert word in page.inner_text("#tw h1")
+            assert page.locator("#tw-standings tr").count() == 5
+            page.screenshot(path=str(SCREENS / f"{lang}-overlay-tournament.png"))
+            page.goto(server.url + "/overlay/t1/tournament" + q + "&show=bracket")
+            assert page.locator("#tw-bracket .m").count() >= 4
+            page.close()
+    finally:
+        server.close()
+        store.close()

@@ -8,6 +8,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+from tablescan.cli import main
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -77,22 +81,49 @@ def test_pair_json_is_reproducible(tmp_path: Path) -> None:
     assert cli(*args, *files(tmp_path)).stdout == one.stdout
 
 
-def test_one_line_errors(tmp_path: Path) -> None:
+def test_an_error_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    ok = {"stage": 1, "round": 1, "a": "队1", "b": "队9", "games": [game("a", 6, 0)] * 3}
+    r = cli("standings", "--format", "gouji-qingdao", "--json", *files(tmp_path, ok))
+    assert r.returncode == 2 and not r.stdout
+    assert r.stderr.strip().endswith("results.jsonl:1: unknown entrant '队9'")
+    assert len(r.stderr.strip().splitlines()) == 1
+
+
+def inproc(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
+    """The same command in this process (the subprocess start-up is the slow part)."""
+    rc = main(["tournament", *argv, "--lang", "en"])
+    out = capsys.readouterr()
+    assert not out.out and len(out.err.strip().splitlines()) == 1, out
+    return rc, out.err
+
+
+def test_results_the_format_cannot_have(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     base = ["standings", "--format", "gouji-qingdao", "--json"]
     ok = {"stage": 1, "round": 1, "a": "队1", "b": "队2", "games": [game("a", 6, 0)] * 3}
-    unknown = cli(*base, *files(tmp_path, {**ok, "b": "队9"}))
-    assert unknown.returncode == 2
-    assert unknown.stderr.strip().endswith("results.jsonl:1: unknown entrant '队9'")
-    twice = cli(*base, *files(tmp_path, ok, {**ok, "round": 2}))
-    assert (
-        twice.returncode == 2
-        and "results.jsonl:2: 队1 v 队2 played twice in stage 1" in twice.stderr
+    rc, err = inproc(capsys, *base, *files(tmp_path, ok, {**ok, "round": 2}))
+    assert rc == 2 and "results.jsonl:2: 队1 v 队2 played twice in stage 1" in err
+    _, err = inproc(capsys, *base, *files(tmp_path, {**ok, "games": [game("a", 6, 2)] * 3}))
+    assert "只记正分，不记负分" in err
+    _, err = inproc(capsys, *base, *files(tmp_path, {**ok, "games": [game("a", 6, 0)] * 4}))
+    assert "4 games: a match of stage 1 plays at most 3" in err
+    _, err = inproc(capsys, *base, *files(tmp_path, {**ok, "games": [game("b", 6, 0)] * 3}))
+    assert "winner b with 0 points to 6" in err
+    ko = ["standings", "--format", "community-10ka", "--json"]
+    first = {"stage": 1, "round": 1, "a": "队1", "b": "队2", "games": [game("a", 12, 4)]}
+    again = {"stage": 1, "round": 2, "a": "队2", "b": "队3", "games": [game("a", 12, 4)]}
+    _, err = inproc(capsys, *ko, *files(tmp_path, first, again))
+    assert "results.jsonl:2: 队2 was knocked out in stage 1 round 1 (" in err
+    _, err = inproc(capsys, *ko, *files(tmp_path, {**first, "games": [game("draw", 5, 5)]}))
+    assert "a draw, which a game of format community-10ka cannot be" in err
+    (tmp_path / "bad.csv").write_text("team,seed\nA,1\n")
+    _, err = inproc(
+        capsys,
+        "pair",
+        "--format",
+        "cyclic-eat",
+        "--entrants",
+        str(tmp_path / "bad.csv"),
+        "--round",
+        "1",
     )
-    both = {**ok, "games": [game("a", 6, 2)] * 3}
-    cannot = cli(*base, *files(tmp_path, both))
-    assert cannot.returncode == 2 and "只记正分，不记负分" in cannot.stderr
-    four = {**ok, "games": [game("a", 6, 0)] * 4}
-    many = cli(*base, *files(tmp_path, four))
-    assert "4 games: a match of stage 1 plays at most 3" in many.stderr
-    for r in (unknown, twice, cannot, many):
-        assert len(r.stderr.strip().splitlines()) == 1 and not r.stdout
+    assert "bad.csv: line 1: header needs an 'entrant' column" in err

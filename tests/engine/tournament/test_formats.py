@@ -34,6 +34,9 @@ def test_the_sheets_formats_are_all_there() -> None:
     assert (clock.limit_s, clock.late_limit_s, clock.late_from) == (3600, 5400, 4)
     assert clock.finish_deal and clock.on_tie == "last_banker"
     assert load_format("xize-1h").clock.on_tie == "extra_deal"
+    assert [clock.limit_for(n) for n in (16, 8, 4, 2)] == [3600, 3600, 5400, 5400]
+    four = load_format("four-deck").clock
+    assert [four.limit_for(n) for n in (32, 9, 8)] == [21600, 21600, 0]
 
 
 def test_a_key_without_its_citation_is_refused(tmp_path: Path) -> None:

@@ -230,3 +230,21 @@ def test_knockout_bracket_properties(n: int, seed: int) -> None:
         rnd += 1
     assert len(byes) == len(set(byes))
     assert rnd - 1 == max(1, (n - 1).bit_length())
+
+
+@settings(max_examples=30, deadline=None)
+@given(n=st.integers(2, 11), seed=st.integers(0, 10**6))
+def test_round_robin_properties(n: int, seed: int) -> None:
+    fmt = load_format("gouji-qingdao")
+    f = field(n)
+    rounds = n - 1 if n % 2 == 0 else n
+    met: list[frozenset[str]] = []
+    byes: list[str] = []
+    for rnd in range(1, rounds + 1):
+        p = pair_round(fmt, 1, rnd, f, [], seed)
+        assert p == pair_round(fmt, 1, rnd, f, [], seed)
+        assert sorted(played(p)) == sorted(e.name for e in f)
+        met += [frozenset(x) for x in p.pairs]
+        byes += p.byes
+    assert len(met) == len(set(met)) == n * (n - 1) // 2, "everyone meets everyone once"
+    assert len(byes) == len(set(byes)) == (n if n % 2 else 0)
