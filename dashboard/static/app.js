@@ -914,12 +914,13 @@ if (PAGE === "hall") {
   calibration();
 }
 
-/* The tournament desk is server-rendered (no stream): while a round waits for results it
-   reloads every 15 s, never while a referee is typing a result or has a form open. */
-if (PAGE === "tournament") {
+/* The tournament desk and its results page are server-rendered (no stream): while a round
+   waits for results they reload every 15 s, never while a referee is typing a result or has a
+   form open. */
+if (PAGE === "tournament" || PAGE === "results") {
   const live = $("#live");
   if (live) live.hidden = true;
-  if ($(".pairing .status.open, .pairing .status.provisional")) {
+  if ($(".pairing .status.open, .pairing .status.provisional, .result[data-status=open], .result[data-status=provisional]")) {
     setInterval(() => {
       const el = document.activeElement;
       const typing = el && /^(INPUT|TEXTAREA|SELECT)$/.test(el.tagName);
