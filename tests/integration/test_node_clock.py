@@ -141,3 +141,22 @@ def test_a_restarted_live_camera_keeps_the_match_clock(
     assert [e["t"] for e in new] == sorted(e["t"] for e in new) and new[0]["t"] >= record[-1]["t"]
     assert hand_events(new) == [("hand_end", "time"), ("match_end", "time")]
     assert 60.0 <= new[-1]["t"] < 61.0
+
+
+def test_xize_plays_the_deal_in_play_as_its_extra_deal_on_equal_levels(
+    match_clip: RenderResult, tmp_path: Path
+) -> None:
+    """「若同级则加赛一盘」: time runs out inside deal 1 with both sides on 2, so that deal is
+    played out as the extra deal and the higher level after it wins."""
+    events = replay(match_clip, tmp_path, "xize-1h", 52.0)
+    assert hand_events(events) == [
+        ("hand_start", None),
+        ("hand_end", None),
+        ("match_end", "time"),
+    ]
+    end = events[-1]
+    assert events[-2]["t"] > 60.0 and end["t"] == events[-2]["t"]
+    assert end["result"]["time"]["at_time"] == "extra_deal"
+    assert end["result"]["time"]["by"] == "level" and end["result"]["winner"] in (0, 1)
+    levels = end["result"]["levels"]
+    assert levels[0] != levels[1]
