@@ -12,7 +12,18 @@ from typing import Any
 
 from flask import Flask
 
-from dashboard import api, auth, clips, corrections, i18n, operator, overlay, pages, tournament
+from dashboard import (
+    api,
+    auth,
+    clips,
+    corrections,
+    i18n,
+    operator,
+    overlay,
+    pages,
+    results,
+    tournament,
+)
 from dashboard.hub import Hub
 from dashboard.jsonbody import BoundedJSON
 from dashboard.users import UserStore
@@ -72,6 +83,7 @@ def create_app(
         clips.bp,
         operator.bp,
         tournament.bp,
+        results.bp,
     ):
         app.register_blueprint(bp)
 
@@ -88,4 +100,5 @@ def create_app(
 
     if start_hub:
         hub.start()
+        results.start_feed(app, lambda: hub.stopped)  # a tournament's results, as tables end
     return app

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 from dashboard.desk import ACTION, DeskJudge, register
-from dashboard.view import TableFold, public_match, public_view
+from dashboard.view import TableFold, public_clock, public_match, public_view
 from engine.record import Event, Ruling
 from evidence import EvidenceStore
 
@@ -341,6 +341,7 @@ class Hub:
                         "trump": v.get("trump"),
                         "attacker_points": v.get("attacker_points"),
                         "match": public_match(v.get("match")),
+                        "clock": public_clock(v.get("clock")),
                         "open_violations": v.get("open_violations", 0),
                         "needs_referee": len(v.get("needs_referee", [])),
                         "engine": v.get("engine"),

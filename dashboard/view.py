@@ -30,6 +30,7 @@ from engine.cards import CardError, parse_cards
 from engine.games import GAMES
 from engine.gouji.rules import ProfileError, Rules
 from engine.gouji.table import TRIBUTE_WHAT
+from engine.match_clock import WARN_S
 from engine.record import Event, Ruling, banker_of
 
 #: keys whose value only grows by appends between two ``take_changes`` (sent as ``append``)
@@ -91,6 +92,7 @@ class TableFold:
             self.hand_of_seq[int(ev["seq"])] = self.view["hand"]
         self._put("seq", ev["seq"])
         self._put("last_t", ev.get("t"))
+        self._clock_seen(ev, at)
         if self.match is None:
             self.error(f"seq {ev['seq']}: {kind} before any match_start")
             return
@@ -210,9 +212,23 @@ class TableFold:
                     ],
                 }
             )
+        view["clock"] = match_clock_view(match)
         self.view = view
         self._set = set(view)
         self._new_hand(None)
+
+    def _clock_seen(self, ev: Event, at: float) -> None:
+        """The match clock's wall start, as the earliest ``wall - t`` of the rows (an event
+        stored late, resent by the hall, says nothing of when the match began): O(1)."""
+        clock = self.view.get("clock")
+        if not clock or clock.get("over"):
+            return
+        start = float(at) - float(ev.get("t") or 0.0)
+        now = dict(clock)
+        if clock.get("start_wall") is None or start < float(clock["start_wall"]) - 0.5:
+            now["start_wall"] = start
+        now["left_s"] = max(0.0, float(clock["limit_s"]) - float(ev.get("t") or 0.0))
+        self._put("clock", now)
 
     def _new_hand(self, start: Event | None) -> None:
         n = len(self.view.get("seats", []))
@@ -269,6 +285,10 @@ class TableFold:
         self._put("status", "match over")
         self._put("next_seat", None)
         self._match_changed(over=True, result=result, next_banker=None)
+        clock = self.view.get("clock")
+        if clock:
+            on_time = result.get("time") if isinstance(result.get("time"), dict) else None
+            self._put("clock", {**clock, "over": True, "ended_t": ev.get("t"), "on_time": on_time})
 
     def _match_changed(self, **changes: Any) -> None:
         """``match``: every deal's result so far, the next banker, whether it is over."""
@@ -719,6 +739,49 @@ class TableFold:
             self._tricks_changed()  # penalties move the attacker points
 
 
+def match_clock_view(match: Event | None) -> dict[str, Any] | None:
+    """The match clock the screens count down: the limit in force (``match_start.clock``) and
+    the sheet's at-time rule; None when the match has no limit."""
+    clock = (match or {}).get("clock")
+    if not isinstance(clock, dict) or not isinstance(clock.get("minutes"), int):
+        return None
+    rule: Any = None
+    with contextlib.suppress(Exception):  # a profile this engine does not know: no rule shown
+        game = GAMES.get(str((match or {}).get("game")))
+        if game is not None:
+            rules = game.load_rules(str((match or {}).get("profile")), (match or {}).get("options"))
+            rule = getattr(rules, "clock", None)
+    return {
+        "limit_s": 60.0 * clock["minutes"],
+        "from": clock.get("from", "profile"),
+        "warn_s": WARN_S,
+        "at_time": getattr(rule, "at_time", ""),
+        "finish_deal": bool(getattr(rule, "finish_deal", False)),
+        "start_wall": None,
+        "left_s": 60.0 * clock["minutes"],
+        "over": False,
+        "ended_t": None,
+        "on_time": None,
+    }
+
+
+def public_clock(clock: Any) -> dict[str, Any] | None:
+    """The clock for the overlay and the hall: what the screens count down, nothing else."""
+    if not isinstance(clock, dict):
+        return None
+    on_time = clock.get("on_time") or {}
+    return {
+        "limit_s": clock.get("limit_s"),
+        "warn_s": clock.get("warn_s"),
+        "start_wall": clock.get("start_wall"),
+        "left_s": clock.get("left_s"),
+        "at_time": clock.get("at_time"),
+        "finish_deal": clock.get("finish_deal"),
+        "over": bool(clock.get("over")),
+        "on_time": {"by": on_time.get("by")} if on_time else None,
+    }
+
+
 def public_match(match: Any) -> dict[str, Any] | None:
     """The match so far, for the overlay and the hall: each deal's levels after, the next
     banker, and whether (and how) the match is over."""
@@ -796,6 +859,7 @@ def public_view(view: dict[str, Any]) -> dict[str, Any]:
         ],
         "attacker_points": view.get("attacker_points"),
         "match": public_match(view.get("match")),
+        "clock": public_clock(view.get("clock")),
         "current_trick": plays(view.get("current_trick")),
         "last_trick": plays(view["tricks"][-1]) if view.get("tricks") else None,
         "tricks_played": len(view.get("tricks", [])),

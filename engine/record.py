@@ -54,6 +54,7 @@ class Event(TypedDict, total=False):
     game: str
     profile: str
     options: dict[str, Any]
+    clock: dict[str, Any]  # match_start: the match clock in force (minutes, from)
     seats: list[str]
     teams: list[list[int]]
     levels: list[str]

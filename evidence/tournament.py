@@ -35,6 +35,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 
@@ -149,8 +150,15 @@ class _State:
 class TournamentStore:
     """The tournament of one data directory (``<data>/tournament.sqlite3``)."""
 
-    def __init__(self, data_dir: str | Path, clock: Callable[[], float] = time.time) -> None:
+    def __init__(
+        self,
+        data_dir: str | Path,
+        clock: Callable[[], float] = time.time,
+        formats: Traversable | None = None,
+    ) -> None:
+        """``formats``: where the format TOMLs lie (default: the shipped ones; a test's own)."""
         self.clock = clock
+        self.formats = formats
         self.path = Path(data_dir) / DB_FILE
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.RLock()
@@ -258,14 +266,14 @@ class TournamentStore:
         st = self._state()
         if not st.format_id:
             raise TournamentError("no tournament set up yet (setup: a format and a name)")
-        return load_format(st.format_id)
+        return load_format(st.format_id, self.formats)
 
     def name(self) -> str:
         return self._state().name
 
     def setup(self, format_id: str, name: str, by: str) -> Format:
         """Name the tournament and its format (once: a second setup is refused)."""
-        fmt = load_format(format_id)
+        fmt = load_format(format_id, self.formats)
         if not fmt.stages:
             raise TournamentError(f"format {format_id}: its sheet states a clock but no stages")
         if self._state().format_id:
@@ -400,7 +408,9 @@ class TournamentStore:
         raw = {"stage": p.stage, "round": p.round, "a": p.a, "b": p.b, "games": list(games)}
         m = match_from_json(f"pairing {pairing_id}", raw)
         others = [q.match() for q in st.pairings.values() if q.games and q.id != pairing_id]
-        check_results(load_format(st.format_id), [e.name for e in st.entrants], [*others, m])
+        check_results(
+            load_format(st.format_id, self.formats), [e.name for e in st.entrants], [*others, m]
+        )
         return [_game_json(g) for g in m.games]
 
     def record_result(
@@ -475,7 +485,7 @@ class TournamentStore:
         """The live table of ``stage`` (default: the stage being played), provisional results
         included unless ``confirmed_only``."""
         st = self._state()
-        fmt = load_format(st.format_id)
+        fmt = load_format(st.format_id, self.formats)
         stage = stage or self.current_stage()
         seed = next((s for (sg, _r, s) in self.rounds() if sg == stage), 0)
         matches = self.matches(confirmed_only)

@@ -72,6 +72,44 @@ def append_record(
             time.sleep(pace_s * rng.uniform(0.5, 1.5))
 
 
+def append_match(
+    store: EvidenceStore,
+    table: str,
+    seats: list[str],
+    winner: int | None,
+    levels: list[str],
+    *,
+    profile: str = "xize-1h",
+    reason: str = "complete",
+    on_time: dict[str, Any] | None = None,
+    wake: Any = None,
+) -> int:
+    """One whole simulated table match after what the store holds: ``match_start`` (the
+    seats' players, teams 0-2 and 1-3, level 2 each), a deal, and the ``match_end`` a node
+    writes with the result (``levels`` per team, ``winner`` the team; ``on_time``: the clock
+    decided it). The match_end's seq."""
+    seq = store.last_seq(table) + 1
+    start = {"v": 1, "t": 0.0, "type": "match_start", "game": "tractor", "profile": profile,
+             "seats": list(seats), "teams": [[0, 2], [1, 3]], "levels": ["2", "2"]}  # fmt: skip
+    result: dict[str, Any] = {"hands": 1, "levels": list(levels), "winner": winner}
+    if on_time is not None:
+        result["time"] = on_time
+    end = {"v": 1, "t": 60.0, "type": "match_end", "reason": reason, "result": result,
+           "meta": {"from": "table"}}  # fmt: skip
+    for i, ev in enumerate(
+        [
+            start,
+            {"v": 1, "t": 1.0, "type": "hand_start", "hand": 1, "banker": 0, "level": "2"},
+            {"v": 1, "t": 59.0, "type": "hand_end", "reason": "complete"},
+            end,
+        ]
+    ):
+        store.append_event(table, {**ev, "seq": seq + i})
+        if wake is not None:
+            wake()
+    return seq + 3
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m hall.simnode")
     p.add_argument("--root", required=True, type=Path)

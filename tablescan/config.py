@@ -110,6 +110,15 @@ class TableSection(_Section):
         '(`{"section.key" = value}`; Gouji with three decks: `{"deal.decks" = 3}`). Checked '
         "against the profile when the file is read; written in the record's `match_start`.",
     )
+    clock_minutes: int | None = Field(
+        default=None,
+        ge=0,
+        le=1440,
+        description="This stage's match limit in minutes, over the profile's `[match] minutes` "
+        "(semi-finals and the final of `chaodipi-anchao`: 90; `four-deck` from the last "
+        "eight: 0, no limit). At time the profile's at-time rule decides; a profile that "
+        "states none leaves it to a referee. Written in `match_start.clock`.",
+    )
 
 
 class SourceSection(_Section):
@@ -400,6 +409,7 @@ class TableConfig:
     lost_after_s: float = 1.0
     retry_max_s: float = 0.5
     hall: HallConfig | None = None  # ``[hall]``: publish the stored record to this broker
+    clock: dict[str, Any] | None = None  # ``match_start.clock``: the limit in force, if any
 
     def match_start(self) -> Event:
         """The ``match_start`` record event this table opens with."""
@@ -411,6 +421,7 @@ class TableConfig:
             "teams": [list(t) for t in self.teams],
             "levels": list(self.levels),
             **({"options": dict(self.options)} if self.options else {}),
+            **({"clock": dict(self.clock)} if self.clock else {}),
         }
 
 
@@ -593,6 +604,17 @@ def _rule_decks(t: TableSection) -> int | None:
     return ruled if isinstance(ruled, int) else None
 
 
+def _clock(t: TableSection) -> dict[str, Any] | None:
+    """The limit in force: the table's ``clock_minutes`` (a stage's own), else the sheet's."""
+    if t.clock_minutes is not None:
+        return {"minutes": t.clock_minutes, "from": "table"} if t.clock_minutes else None
+    from engine.games import find_game
+
+    rule = getattr(find_game(t.game).load_rules(t.profile, t.options), "clock", None)
+    minutes = getattr(rule, "minutes", 0)
+    return {"minutes": minutes, "from": "profile"} if minutes else None
+
+
 def _rel(config_path: Path, value: str) -> Path:
     p = Path(value)
     return p if p.is_absolute() else config_path.parent / p
@@ -614,6 +636,7 @@ def _resolve(f: TableFile, path: Path) -> TableConfig:
         decks=t.decks or _rule_decks(t) or 2,
         source=str(f.source.uri),
         options=dict(t.options) if t.options else None,
+        clock=_clock(t),
         fps=f.source.fps,
         model=_rel(path, f.model.path) if f.model.path else None,
         min_score=f.model.min_score,

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import Any, cast
 
 from engine.games import RefereeLike
+from engine.match_clock import AtTime, ClockRule, MatchNow
 from engine.record import Event, Ruling
 
 
@@ -87,3 +88,66 @@ def match_result(referee: Any) -> dict[str, Any]:
         if b_team is not None:
             winner = b_team if side == "banker" else 1 - b_team
     return {"hands": len(hands), "levels": list(last.get("levels_after") or []), "winner": winner}
+
+
+def clock_rule(referee: Any, events: Sequence[Event]) -> ClockRule:
+    """The match's clock: the limit its ``match_start.clock`` put in force (the sheet's, or a
+    table's stage limit) with the profile's at-time rule; no limit without one."""
+    start = next((e for e in events if e["type"] == "match_start"), None)
+    clock = (start or {}).get("clock") or {}
+    minutes = clock.get("minutes") if isinstance(clock, dict) else None
+    rules = getattr(referee, "rules", None)
+    rule = getattr(rules, "clock", None)
+    base = rule if isinstance(rule, ClockRule) else ClockRule()
+    return base.with_minutes(int(minutes)) if isinstance(minutes, int) else ClockRule()
+
+
+def clock_now(referee: Any, events: Sequence[Event], rule: ClockRule, t: float) -> MatchNow:
+    """The match as the at-time decision reads it, from the record and the referee: the deal
+    in play, the deals ended since the limit, each team's level and the banker side now (the
+    deal in play's banker; between deals the next deal's, the side the last deal put on
+    stage)."""
+    limit = rule.limit_s
+    last_kind = ""
+    at_time_kind = ""
+    ended_after = 0
+    for ev in events:
+        if ev["type"] in ("hand_start", "hand_end", "match_end"):
+            last_kind = ev["type"]
+            if float(ev["t"]) < limit:
+                at_time_kind = ev["type"]
+            elif ev["type"] == "hand_end":
+                ended_after += 1
+    deal_open = last_kind == "hand_start"
+    rules = getattr(referee, "rules", None)
+    start: dict[str, Any] = dict(next((e for e in events if e["type"] == "match_start"), {}))
+    levels = tuple(str(x) for x in (getattr(referee, "levels", None) or start.get("levels", [])))
+    teams = [list(x) for x in start.get("teams", [])]
+    banker: Any = None
+    if referee is not None:
+        hands = referee.report().get("hands") or []
+        if deal_open:
+            banker = hands[-1].get("banker") if hands else None
+        else:
+            nxt = next_deal(referee, len(start.get("seats", [])), len(hands))
+            banker = nxt.get("banker") if nxt else None
+    team = next((i for i, members in enumerate(teams) if banker in members), None)
+    return MatchNow(
+        elapsed_s=t,
+        deal_open=deal_open,
+        open_at_time=at_time_kind == "hand_start",
+        deals_ended_after=ended_after,
+        levels=levels,
+        ladder=tuple(getattr(rules, "ladder", ())),
+        banker_team=team if isinstance(banker, int) else None,
+    )
+
+
+def result_on_time(referee: Any, decision: AtTime, rule: ClockRule) -> dict[str, Any]:
+    """``match_end.result`` of a match the clock decided: the deals played, each team's level
+    now (a deal stopped at time moves none), the winner by the at-time rule, and ``time``."""
+    base = match_result(referee)
+    levels = getattr(referee, "levels", None)
+    if levels:
+        base["levels"] = [str(x) for x in levels]
+    return {**base, "winner": decision.winner, "time": decision.result(rule)}

@@ -10,6 +10,7 @@ durable, the dashboard shows the state. ``tablescan.wiring`` builds a node and i
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import time
 from collections import deque
@@ -22,11 +23,20 @@ import numpy as np
 from numpy.typing import NDArray
 
 from engine.games import RefereeLike, find_game
+from engine.match_clock import decide
 from engine.record import Event, Ruling, SeqCounter
 from tablescan.config import TableConfig
 from tablescan.fusion import Decision, Fusion, Trick
 from tablescan.fusion_gouji import answer_count_check, answered_set
-from tablescan.match import doubted_at_once, match_result, next_deal, rulings_of
+from tablescan.match import (
+    clock_now,
+    clock_rule,
+    doubted_at_once,
+    match_result,
+    next_deal,
+    result_on_time,
+    rulings_of,
+)
 from tablescan.node_hooks import NodeHooks, NodeStats
 from vision.reading import TableReader
 from vision.sources import Frame
@@ -94,13 +104,19 @@ class TableNode:
         self.t_now = 0.0  # the match clock: the latest frame's time
         self.judged = 0  # events the referee has taken (the lights follow it)
         self.resumed_at: float | None = None
+        self._t_base = 0.0  # a live source restarted after a crash: its frames' time goes on
+        self._live_resumed = False  # continue_live was called: the next frame sets _t_base
+        self._clock_seen = -1.0  # the match time the clock was last checked at
+        self._clock_said = ""  # the clock's last decision (logged when it changes)
         if resume:
             self._restore(resume)
-            return
-        self._write({**cfg.match_start()}, 0.0)
-        self._write(
-            {"type": "hand_start", "hand": hand, "banker": cfg.banker, "level": self._level}, 0.0
-        )
+        else:
+            self._write({**cfg.match_start()}, 0.0)
+            self._write(
+                {"type": "hand_start", "hand": hand, "banker": cfg.banker, "level": self._level},
+                0.0,
+            )
+        self.clock = clock_rule(referee, self.events)  # the limit in force, the at-time rule
 
     def _new_fusion(self, banker: int | None, level: str | None) -> Fusion:
         """Fusion for one deal (its banker, if known, and its level)."""
@@ -150,10 +166,51 @@ class TableNode:
             log.error("next deal unknown: %s", e)
             return []
         if nxt is not None:
-            return []
+            return self._clock_check(t, force=True)  # time may have run out in that deal
         result = match_result(self.referee)
         end = {"type": "match_end", "reason": "complete", "result": result, "meta": FROM_TABLE}
         return self._emit(end, t)
+
+    def _known(self) -> list[Event]:
+        """The record as far as the node has come (while catching up: as far as its replay)."""
+        if not self._replay:
+            return self.events
+        upto = int(self._replay[0]["seq"])
+        return [e for e in self.events if int(e["seq"]) < upto]
+
+    def _clock_check(self, t: float, force: bool = False) -> list[Event]:
+        """The match clock at match time ``t`` (once a second of it, or ``force``): when it
+        has run out, the sheet's at-time rule (``engine.match_clock.decide``) ends the match
+        with a ``match_end`` whose result says so (after a ``hand_end`` ``time`` where the
+        sheet stops the deal in play), or lets the deal in play or the extra deal go on."""
+        rule = self.clock
+        if self.match_over or rule.minutes <= 0 or t < rule.limit_s:
+            return []
+        if not force and t - self._clock_seen < 1.0:
+            return []
+        self._clock_seen = t
+        if rule.finish_deal and self._deal_open():
+            return []  # finished first: decided at its hand_end
+        try:
+            decision = decide(rule, clock_now(self.referee, self._known(), rule, t))
+        except Exception as e:  # the camera keeps running if the referee trips
+            self.stats.errors["referee_state"] += 1
+            log.error("at-time decision failed: %s", e)
+            return []
+        if decision.action != self._clock_said:
+            self._clock_said = decision.action
+            log.info(
+                "table %s: time is up: %s (%s)", self.cfg.table_id, decision.action, decision.detail
+            )
+        if decision.action != "end":
+            return []
+        out: list[Event] = []
+        if decision.stop_deal and self._deal_open():
+            self.fusion.phase = "done"
+            out += self._emit({"type": "hand_end", "reason": "time"}, t)
+        result = result_on_time(self.referee, decision, rule)
+        end = {"type": "match_end", "reason": "time", "result": result, "meta": FROM_TABLE}
+        return out + self._emit(end, t)
 
     def _deal_over_seen(self, t: float) -> list[Event]:
         """A game whose deals the referee ends (Gouji: every place decided, by a set or a
@@ -231,7 +288,7 @@ class TableNode:
         if self._hand_over:
             self._hand_over = False
             return self._after_hand(self.t_now)
-        return []
+        return self._clock_check(self.t_now)
 
     # --- resuming after a crash -------------------------------------------------------------
 
@@ -297,11 +354,15 @@ class TableNode:
     def continue_live(self) -> None:
         """A live camera cannot go back: instead of replaying, fusion and the tracker are told
         from the stored record what was played, what was buried, who declared, and which cards
-        of the current trick lie in which seat's area (so they are not read as new plays)."""
+        of the current trick lie in which seat's area (so they are not read as new plays).
+        A restarted camera's time begins at 0 again: its frames go on from the record's last
+        ``t``, so the match clock and the record's times never run back (the minutes the
+        node was down are not counted: the record holds no wall time)."""
         from engine.record import apply_corrections
 
         self._replay.clear()
         self._feed_stored(None)
+        self._live_resumed = True
         events = [e for e in apply_corrections(self.events) if e["type"] != "correction"]
         starts = [i for i, e in enumerate(events) if e["type"] == "hand_start"]
         if starts:  # the deal in progress (or the one just ended)
@@ -373,6 +434,12 @@ class TableNode:
         """One frame in; the record events it produced (often none)."""
         t0 = time.perf_counter()
         self.stats.frames += 1
+        if self._live_resumed:  # a restarted camera counts from 0: the match's time goes on
+            self._live_resumed = False
+            if self.resumed_at is not None and frame.t < self.resumed_at:
+                self._t_base = self.resumed_at - frame.t
+        if self._t_base:
+            frame = dataclasses.replace(frame, t=frame.t + self._t_base)
         self.t_now = frame.t
         if self._replay and self.resumed_at is not None and frame.t > self.resumed_at + 1e-6:
             left = [int(e["seq"]) for e in self._replay]
@@ -382,18 +449,21 @@ class TableNode:
             log.error("resume: stored events %s were not seen again in the replay", left)
         if self.match_over:
             return []
+        timed = self._clock_check(frame.t)  # before the frame: nothing after time counts
+        if self.match_over:
+            return timed
         reading = self.reader.read(frame, self.fusion.wanted, self.fusion.expects_reveal)
         if reading.error is not None:
             self.stats.errors[reading.error] += 1
             if reading.error == "bad_frame":
-                return []
+                return timed
         if self.hooks.on_frame:
             self.hooks.on_frame(frame)
         if reading.read_ms is None or reading.image is None:
-            return []
+            return timed
         self.stats.read_ms.append(reading.read_ms)
         self.stats.reads += 1
-        written: list[Event] = []
+        written: list[Event] = timed
         for obs in reading.observations:
             if self.hooks.on_observation:
                 self.hooks.on_observation(obs)

@@ -227,6 +227,7 @@ function drawMatch(v) {
   el.innerHTML = `<h2>${esc(t("Match"))}</h2>${head}`
     + `<table class="grid small"><thead><tr>${heads}</tr></thead><tbody>${rows || `<tr><td colspan="4" class="muted">${esc(t("No hand finished yet."))}</td></tr>`}</tbody></table>`
     + controls;
+  tickClocks();
 }
 
 /* What each match action does, said before it is done: each is chained in the record and
@@ -299,6 +300,7 @@ function drawTable(v) {
   const title = `<span class="big">${esc(t("Table {id}", { id: v.id }))}</span>`;
   $("#headline").innerHTML = v.seats
     ? title + gameView(v).headline(v)
+      + (v.clock ? `<span class="chip clock-chip" id="match-clock">${clockHTML(v.clock)}</span>` : "")
       + `<span class="chip">${esc(gameText(v.game))} · ${esc(v.profile)}</span><span class="muted" id="play-status">${esc(t("seq {n}", { n: v.seq }))} · ${esc(statusWord(v))}</span>`
     : title + `<span class="muted">${esc(t("Waiting for the match to start."))}</span>`;
   if (!v.seats) return;
@@ -771,6 +773,7 @@ function drawHall(tables) {
     + `<div class="muted small">${esc(gameText(tb.game || ""))} · ${esc(tb.profile || "")} · ${esc(t("hand {n}", { n: tb.hand ?? "–" }))} · <span class="match-state">${esc(statusWord(tb))}</span></div>`
     + ((tb.match || {}).over ? `<div class="small match-over"><b>${esc(t("Match over"))}</b> · ${esc(resultText(tb, tb.match.result || {}))}${tb.match.provisional ? ` <span class="status" data-provisional>${esc(t("provisional"))}</span>` : ""}</div>`
       : (tb.match || {}).next_banker != null && tb.status !== "playing" ? `<div class="small">${esc(t("next banker {name}", { name: (tb.players || [])[tb.match.next_banker] || tb.match.next_banker }))}</div>` : "")
+    + (tb.clock ? `<div class="small clock-row">${clockHTML(tb.clock)}</div>` : "")
     + gameView(tb).hall(tb)
     + witnessView(tb.witness, tb.id)
     + `${tb.needs_referee ? `<div class="small"><b class="warn-text">${esc(t("{n} to check", { n: tb.needs_referee }))}</b></div>` : ""}`
@@ -785,6 +788,7 @@ function drawHall(tables) {
       b.textContent = t("confirmed");
     } catch (err) { window.alert(err.message); }
   }));
+  tickClocks();
 }
 
 /* The desk's witness of the table's signed head (issue 27): the pinned key's fingerprint (a
@@ -1026,12 +1030,13 @@ if (PAGE === "hall") {
   calibration();
 }
 
-/* The tournament desk is server-rendered (no stream): while a round waits for results it
-   reloads every 15 s, never while a referee is typing a result or has a form open. */
-if (PAGE === "tournament") {
+/* The tournament desk and its results page are server-rendered (no stream): while a round
+   waits for results they reload every 15 s, never while a referee is typing a result or has a
+   form open. */
+if (PAGE === "tournament" || PAGE === "results") {
   const live = $("#live");
   if (live) live.hidden = true;
-  if ($(".pairing .status.open, .pairing .status.provisional")) {
+  if ($(".pairing .status.open, .pairing .status.provisional, .result[data-status=open], .result[data-status=provisional]")) {
     setInterval(() => {
       const el = document.activeElement;
       const typing = el && /^(INPUT|TEXTAREA|SELECT)$/.test(el.tagName);

@@ -101,3 +101,45 @@ function suitHTML(suit) {
   const red = suit === "H" || suit === "D";
   return `<span style="color:${red ? "#ff6b6b" : "inherit"}">${SUIT_SYMBOL[suit]}</span>${esc(suitName(suit))}`;
 }
+
+/* The match clock (view.clock, dashboard/view.py): time left, counted down on this page from
+   the match's wall start (every .match-clock span once a second), a warning at 5 minutes, and
+   once the match is over on time, which at-time rule decided it. ``delay``: the overlay's
+   seconds behind the table, so its clock shows the same moment as its cards. */
+const AT_TIME_BY = {
+  level: () => t("the higher level won"),
+  banker: () => t("equal levels: the banker side won"),
+  extra_deal: () => t("equal levels after the extra deal: a referee decides"),
+  playoff: () => t("equal levels: the sheet's play-off, run by a referee"),
+  unstated: () => t("the sheet states no at-time rule: a referee decides"),
+};
+
+function clockHTML(c, delay) {
+  if (!c || !c.limit_s) return "";
+  if (c.over) {
+    const how = c.on_time ? (AT_TIME_BY[c.on_time.by] || (() => c.on_time.by))() : "";
+    return `<span class="match-clock over" data-clock="over">${esc(c.on_time ? t("decided on time: {how}", { how }) : t("match over"))}</span>`;
+  }
+  const deadline = c.start_wall != null ? c.start_wall + c.limit_s + (delay || 0) : "";
+  return `<span class="match-clock" data-clock="running" data-deadline="${esc(deadline)}" data-left="${esc(c.left_s ?? c.limit_s)}" data-warn="${esc(c.warn_s ?? 300)}">${esc(clockWords(c.left_s ?? c.limit_s, c.warn_s ?? 300))}</span>`;
+}
+
+function clockWords(left, warn) {
+  if (left <= 0) return t("time is up");
+  const s = Math.ceil(left);
+  const mm = `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
+  return left <= warn ? t("{left} left: time is nearly up", { left: mm }) : t("{left} left", { left: mm });
+}
+
+function tickClocks() {
+  for (const el of document.querySelectorAll(".match-clock[data-deadline]")) {
+    const deadline = parseFloat(el.dataset.deadline);
+    const left = Number.isFinite(deadline) ? deadline - Date.now() / 1000 : parseFloat(el.dataset.left);
+    const warn = parseFloat(el.dataset.warn);
+    el.textContent = clockWords(left, warn);
+    el.classList.toggle("warn", left <= warn && left > 0);
+    el.classList.toggle("up", left <= 0);
+    el.dataset.clock = left <= 0 ? "up" : left <= warn ? "warn" : "running";
+  }
+}
+setInterval(tickClocks, 1000);

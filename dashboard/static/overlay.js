@@ -24,7 +24,7 @@
   function scoreTractor(v) {
     const teams = v.teams.map((tm) => `<div class="team${tm.banker_side ? " bank" : ""}"><span class="k">${esc(tm.names.join(" · "))}${tm.banker_side ? " · " + esc(t("banker")) : ""}</span><span>${esc(t("level {l}", { l: tm.level ?? "–" }))}</span></div>`).join("");
     const pts = v.attacker_points == null ? "–" : esc(v.attacker_points);
-    return `<div class="w score" data-widget="score">${teams}<div class="team"><span class="k">${esc(t("Attackers' score"))}</span><span class="pts">${pts}</span></div><div class="team"><span class="k">${esc(t("hand {n}", { n: v.hand ?? "–" }))} · ${esc(t("trump"))}</span><span class="trump">${trumpHTML(v.trump)}</span></div>${matchOver(v)}</div>`;
+    return `<div class="w score" data-widget="score">${clockRow(v)}${teams}<div class="team"><span class="k">${esc(t("Attackers' score"))}</span><span class="pts">${pts}</span></div><div class="team"><span class="k">${esc(t("hand {n}", { n: v.hand ?? "–" }))} · ${esc(t("trump"))}</span><span class="trump">${trumpHTML(v.trump)}</span></div>${matchOver(v)}</div>`;
   }
 
   function scoreGouji(v) {
@@ -38,7 +38,7 @@
       ? t("{from} returns {n} to {to} (还贡)", { from: (v.seats[x.from] || {}).name ?? x.from, to: (v.seats[x.to] || {}).name ?? x.to, n: x.count ?? 1 })
       : t("{from} pays {n} to {to} (进贡)", { from: (v.seats[x.from] || {}).name ?? x.from, to: (v.seats[x.to] || {}).name ?? x.to, n: x.count ?? 1 }))).join(" · ");
     const tribute = paid ? `<div class="team" data-gouji="tribute"><span>${paid}</span></div>` : "";
-    return `<div class="w score gj" data-widget="score"><div class="team"><span class="k">${esc(t("Gouji"))} · ${esc(t("hand {n}", { n: v.hand ?? "–" }))}</span><span>${esc(t("Finishing order"))}</span></div><div class="team"><span class="k">${esc(t("out so far"))}</span><span>${order || "–"}</span></div>${holds}${burns}${tribute}${matchOver(v)}</div>`;
+    return `<div class="w score gj" data-widget="score">${clockRow(v)}<div class="team"><span class="k">${esc(t("Gouji"))} · ${esc(t("hand {n}", { n: v.hand ?? "–" }))}</span><span>${esc(t("Finishing order"))}</span></div><div class="team"><span class="k">${esc(t("out so far"))}</span><span>${order || "–"}</span></div>${holds}${burns}${tribute}${matchOver(v)}</div>`;
   }
 
   // "match over" once the record holds a match_end (both games); Gouji adds its result in its
@@ -57,6 +57,11 @@
       : "";
     const open = v.match.provisional ? ` <span class="k" data-provisional>${esc(t("provisional"))}</span>` : "";  /* a read still awaits a referee */
     return `<div class="team match-over"><span class="k">${esc(t("Match over"))}</span>${words}${open}</div>`;
+  }
+
+  // the match clock, as late as the rest of the page (the link's delay)
+  function clockRow(v) {
+    return v.clock ? `<div class="team clock-row"><span class="k">${esc(t("Match clock"))}</span>${clockHTML(v.clock, Number(body.dataset.delay) || 0)}</div>` : "";
   }
 
   function players(v) {
@@ -112,6 +117,7 @@
     }
     root.innerHTML = out.join("");
     root.dataset.seq = v.seq;
+    tickClocks();
   }
 
   function safeRender(v) {

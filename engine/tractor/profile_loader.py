@@ -17,6 +17,7 @@ from typing import Any
 
 from engine.cards import RANK_INDEX, parse_card
 from engine.errors import ProfileError
+from engine.match_clock import TIES, ClockRule
 from engine.tractor.rule_parts import (
     PROFILE_DIR,
     SIDES,
@@ -74,6 +75,7 @@ SCHEMA: dict[str, dict[str, type | tuple[type, ...]]] = {
         "overcall_changes_banker": str,
         "fallback": str,
     },
+    "match": {"minutes": int, "at_time": str, "finish_deal": bool},
     "penalties": {},
     "options": {},
 }
@@ -89,6 +91,7 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "declare.first_banker": ("first_declarer", "last_declarer", "overcaller"),
     "declare.overcall": ("none", "pair_ladder", "more_cards", "any_later", "last_shown", "cyclic"),
     "declare.overcall_changes_banker": ("never", "first_deal", "always"),
+    "match.at_time": TIES,
     "declare.fallback": (
         "bottom_first_level_else_highest",
         "bottom_first",
@@ -336,6 +339,19 @@ def _bands(raw: list[Any], threshold: int, path: Path) -> tuple[Band, ...]:
     return tuple(out)
 
 
+def _clock(match: dict[str, Any], cites: dict[str, str], path: Path) -> ClockRule:
+    """``[match]``: the sheet's limit and at-time rule (none where the sheet is silent)."""
+    minutes = int(match.get("minutes", 0))
+    if minutes < 0:
+        raise ProfileError(f"{path}: key 'match.minutes': impossible table: below 0")
+    at_time = str(match.get("at_time", ""))
+    if at_time and not minutes:
+        raise ProfileError(f"{path}: key 'match.at_time': {at_time!r} without match.minutes")
+    order = ("match", "match.minutes", "match.at_time", "match.finish_deal")
+    cite = "; ".join(f"{k.partition('.')[2] or 'match'}: {cites[k]}" for k in order if k in cites)
+    return ClockRule(minutes, at_time, bool(match.get("finish_deal", False)), cite)
+
+
 def _build(
     values: dict[str, dict[str, Any]], cites: dict[str, str], own: set[str], path: Path
 ) -> dict[str, Any]:
@@ -437,6 +453,7 @@ def _build(
     for x in dec.ladder:
         if x not in ("S", "H", "C", "D", "SJ", "BJ", "5H", "single"):
             raise ProfileError(f"{path}: key 'declare.ladder': {x!r} is not S/H/C/D/SJ/BJ/5H")
+    clock = _clock(values.get("match", {}), cites, path)
     pens = tuple(
         (name, _penalty(raw, f"penalties.{name}", path))
         for name, raw in sorted(values.get("penalties", {}).items())
@@ -471,6 +488,7 @@ def _build(
         rotation_lose=g("rotation.lose"),
         declare=dec,
         penalties=pens,
+        clock=clock,
         options=opts,
         cites=tuple(sorted(cites.items())),
         inherited=tuple(sorted(k for k in all_keys if k not in own and k != "inherits")),

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.errors import ProfileError
+from engine.match_clock import ClockRule
 from engine.tractor.profile_loader import read_profile
 from engine.tractor.rule_parts import (
     PROFILE_DIR,
@@ -76,6 +77,7 @@ class Rules:
     rotation_lose: str
     declare: DeclareRules
     penalties: tuple[tuple[str, Penalty], ...]
+    clock: ClockRule  # [match]: the sheet's limit and at-time rule (minutes 0: none stated)
     options: tuple[tuple[str, str], ...]
     cites: tuple[tuple[str, str], ...] = field(default=(), compare=False)
     inherited: tuple[str, ...] = field(default=(), compare=False)

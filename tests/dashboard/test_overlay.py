@@ -25,6 +25,7 @@ PUBLIC_KEYS = {
     "seats",
     "teams",
     "attacker_points",
+    "clock",  # the match clock (time left, the at-time rule that decided): public at a table
     "current_trick",
     "last_trick",
     "tricks_played",
