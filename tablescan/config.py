@@ -240,6 +240,13 @@ class CalibrationSection(_Section):
         le=1000,
         description="Printed side of a marker's black square, table units.",
     )
+    card_height: float = Field(
+        default=89.0,
+        gt=0,
+        le=1000,
+        description="A card's height in table units (a poker-size card is 89 mm): with the "
+        "markers' true size it tells `tablescan doctor` how many pixels a card gets.",
+    )
     points: list[XY] | None = Field(
         default=None,
         description="The four table corners in image pixels (TL, TR, BR, BL). Required for "
@@ -369,6 +376,7 @@ class CalibrationConfig:
     marker_ids: tuple[int, int, int, int] = (0, 1, 2, 3)
     marker_size: float = 70.0
     points: tuple[Point, ...] = ()
+    card_height: float = 89.0
 
 
 @dataclass(frozen=True)
@@ -624,6 +632,7 @@ def _resolve(f: TableFile, path: Path) -> TableConfig:
             marker_ids=cal.marker_ids,
             marker_size=cal.marker_size,
             points=tuple(cal.points or ()),
+            card_height=cal.card_height,
         ),
         areas=tuple(
             AreaConfig(

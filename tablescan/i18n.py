@@ -41,7 +41,13 @@ DOMAIN = "tablescan"
 SOURCE = Path(__file__).with_name("translations")
 ROOT = Path(__file__).resolve().parent
 #: the modules whose text output is translated (their ``_("…")`` calls are the msgids)
-SHOWN = ("i18n.py", "commands/judge.py", "commands/profiles.py", "commands/verify.py")
+SHOWN = (
+    "i18n.py",
+    "commands/judge.py",
+    "commands/profiles.py",
+    "commands/verify.py",
+    "envelope.py",
+)
 
 _current: list[str] = [DEFAULT]
 
