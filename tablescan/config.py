@@ -199,6 +199,13 @@ class ReadingSection(_Section):
         description="An area that settled but read too few cards is read once more down to "
         "this score; what that adds is doubted (a referee confirms it).",
     )
+    every_frame: bool = Field(
+        default=True,
+        description="Read a seat's cards in every frame while they land, not only when the "
+        "area settles, and judge the settled read with those frames' votes (a pair's lower "
+        "card keeps the read it had before the upper one covered it). Costs a recognizer "
+        "call per frame of play.",
+    )
 
 
 class MotionSection(_Section):
@@ -404,6 +411,7 @@ class TableConfig:
     sure_score: float = SURE_SCORE
     recheck_frames: int = RECHECK_FRAMES
     weak_read: float = WEAK_READ
+    every_frame: bool = True
     camera_size: tuple[int, int] = CAMERA_SIZE
     lost_after_s: float = 1.0
     retry_max_s: float = 0.5
@@ -650,6 +658,7 @@ def _resolve(f: TableFile, path: Path) -> TableConfig:
         sure_score=f.reading.sure_score,
         recheck_frames=f.reading.recheck_frames,
         weak_read=f.reading.weak_read,
+        every_frame=f.reading.every_frame,
         camera_size=(f.camera.width, f.camera.height),
         lost_after_s=f.source.lost_after_s,
         retry_max_s=f.source.retry_max_s,
