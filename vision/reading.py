@@ -193,15 +193,14 @@ class TableReader:
             log.error("frame %d: recognizer failed: %s", frame.index, e)
             return FrameReading(error="detector")
         read_ms = (time.perf_counter() - r0) * 1000
-        if self.every_frame:
-            for name in ready:
-                self.votes.vote(name, reads.get(name, []), frame.index)
+        seats = [n for n in ready if self.every_frame and self.tracker.areas[n].seat is not None]
+        for name in seats:  # the centre's bottom keeps its own rules (backs, then the reveal)
+            self.votes.vote(name, reads.get(name, []), frame.index)
         ready = self._settle_unsure(ready, reads)
-        if self.every_frame:
-            for name in ready:
-                seat = self.tracker.areas[name].seat
-                want = None if seat is None else wanted(seat)
-                reads[name] = self.votes.judge(name, reads.get(name, []), want)
+        for name in ready:
+            seat = self.tracker.areas[name].seat
+            if name in seats and seat is not None:
+                reads[name] = self.votes.judge(name, reads.get(name, []), wanted(seat))
         observations = self.tracker.update(ready, reads, frame.index, frame.t)
         return FrameReading(observations, image, read_ms)
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
-from vision.tracking import Read
+from vision.tracking import BACK, Read
 
 SAME = 0.1  # a read within this × card height of a track's place is that card, lying still
 # (a fan's neighbours lie 0.2 card heights apart; a card carried in a hand moves more a frame)
@@ -126,6 +126,9 @@ class VoteBook:
                 continue
             used.add(id(t))
             card, share, best, n_sure = t.verdict(self.sure)
+            if BACK in (card, r.card):  # a face-down card turned up (or down) is no misread
+                out.append(replace(r, history=tuple(t.votes[-HISTORY_MAX:])))
+                continue
             history = tuple(t.votes[-HISTORY_MAX:])
             sure = share >= AGREE and n_sure >= 2
             if card == r.card:
@@ -144,7 +147,7 @@ class VoteBook:
                 if id(t) in used or not t.still:
                     continue
                 card, share, best, n_sure = t.verdict(self.sure)
-                if share >= AGREE and n_sure >= 2:
+                if card != BACK and share >= AGREE and n_sure >= 2:
                     hidden = Read(card, best, t.x, t.y, t.box, tuple(t.votes[-HISTORY_MAX:]))
                     out.append(self.doubt(hidden))  # seen land, covered now: a referee confirms
         return out
