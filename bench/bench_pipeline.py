@@ -15,6 +15,14 @@ the first still frame to the event (median), and replay frames/s.
                                         # (Gouji, bench_gouji_match.py) against the truth,
                                         # and the match result
 
+    .venv/bin/python bench/bench_pipeline.py --frame-cost   # the recognizer's time per
+                                        # 1280×720 frame of a rendered hand, 1 and 2 threads:
+                                        # the whole frame, and one seat area (what the node
+                                        # spends on each frame of cards landing)
+
+Each run also prints how many frames the recognizer read and its mean time per frame read:
+the node reads a seat area in every frame while its cards land (``[reading] every_frame``).
+
 Renders go to ``renders/bench/`` (``renders/bench-train/``; git-ignored), reused when there.
 The latency histogram goes to ``artifacts/bench/pipeline_latency.png`` (git-ignored).
 """
@@ -27,6 +35,7 @@ import logging
 import statistics
 import sys
 import time
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -186,6 +195,55 @@ def bench_match(args: argparse.Namespace, kind: str, out: Path) -> int:
     return 0 if ok else 1
 
 
+def frame_cost(video: Path, cfg: Any, model: Path) -> None:
+    """The recognizer's ms per 1280×720 frame (median of busy frames of ``video``), with one
+    and two onnxruntime threads: the whole frame, and one seat area from its crop."""
+    import cv2
+    import numpy as np
+
+    from tablescan.wiring import calibrate, layout_from_config
+    from vision.detect import CardDetector
+
+    cap = cv2.VideoCapture(str(video))
+    frames = []
+    i = 0
+    while len(frames) < 12:
+        ok, img = cap.read()
+        if not ok:
+            break
+        if i % 60 == 30:
+            frames.append(cv2.resize(img, (1280, 720)) if img.shape[1] != 1280 else img)
+        i += 1
+    cap.release()
+    if not frames:
+        print("frame cost: no frame in the video")
+        return
+    cal = calibrate(cfg, frames[0])
+    area = next(a for a in layout_from_config(cfg).areas if a.seat is not None)
+    poly = cal.to_image(area.polygon)
+    (x0, y0), (x1, y1) = poly.min(0), poly.max(0)
+    m = max(48.0, 0.35 * max(x1 - x0, y1 - y0))
+    box = (int(x0 - m), int(y0 - m), int(x1 + m) + 1, int(y1 + m) + 1)
+    for threads in (1, 2):
+        det = CardDetector(str(model), threads=threads)
+        for name, read in (
+            ("whole frame", det.detect),
+            ("one seat area", partial(det.detect_region, box=box)),
+        ):
+            read(frames[0])
+            times, cpu = [], []
+            for f in frames * 2:
+                t, c = time.perf_counter(), time.process_time()
+                read(f)
+                times.append((time.perf_counter() - t) * 1000)
+                cpu.append((time.process_time() - c) * 1000)
+            print(
+                f"recognizer, 1280x720 frame, {threads} thread(s), {name}: "
+                f"median {statistics.median(times):.1f} ms, p90 {np.percentile(times, 90):.1f} ms "
+                f"(CPU {statistics.median(cpu):.1f} ms: on a shared machine the steadier figure)"
+            )
+
+
 def truth_gap_ms(truth: list[dict[str, Any]], got: list[dict[str, Any]]) -> list[float]:
     """Video-time gap between each play's true settle time and the frame that wrote it."""
     t_by: dict[Play, list[float]] = {}
@@ -219,6 +277,11 @@ def main() -> int:
         "--out", type=Path, default=None, help="renders (default renders/bench[-train])"
     )
     ap.add_argument("--match", action="store_true", help="one whole match through one node")
+    ap.add_argument(
+        "--frame-cost",
+        action="store_true",
+        help="only the recognizer's ms per 1280x720 frame, 1 and 2 threads (the first hand)",
+    )
     ap.add_argument("--match-hands", type=int, default=3, help="deals in the --match render")
     ap.add_argument("--gouji-profile", default="gouji-core", help="the --match Gouji sheet")
     ap.add_argument("--gouji-seed", type=int, default=1, help="the --match Gouji render's seed")
@@ -235,6 +298,12 @@ def main() -> int:
             print("models/cards.onnx not found: measuring the pipeline with the renderer's labels")
     if args.match:
         return bench_match(args, kind, out)
+    if args.frame_cost:
+        video = out / f"hand{args.seed}.mp4"
+        if not (video.exists() and video.with_name(video.stem + ".table.toml").exists()):
+            render_simulated("standard", args.seed, video, split=args.split)
+        frame_cost(video, load_config(video.with_name(video.stem + ".table.toml")), model)
+        return 0
     designs = "held-out" if args.split == "eval" else "training"
     print(f"pipeline bench: {hands} hand(s), {designs} designs, reader = {kind}")
     rows = []
@@ -242,6 +311,7 @@ def main() -> int:
     gaps: list[float] = []
     frames = 0
     wall = 0.0
+    read_ms: list[float] = []
     for i in range(hands):
         seed = args.seed + i
         video = out / f"hand{seed}.mp4"
@@ -268,6 +338,7 @@ def main() -> int:
         gaps += truth_gap_ms(truth, node.events)
         frames += stats.frames
         wall += stats.wall_s
+        read_ms += node.stats.read_ms
         print(
             f"  seed {seed}: plays {row['exact']}/{row['plays']} exact, wrong {row['wrong']} "
             f"(surfaced {row['surfaced']}, silent {row['silent']}), missed {row['missed']}, "
@@ -293,6 +364,12 @@ def main() -> int:
     if gaps:
         print(f"video-time gap true settle -> event frame: median {statistics.median(gaps):.0f} ms")
     print(f"replay throughput: {frames / wall:.0f} frames/s ({frames} frames)")
+    if read_ms:
+        print(
+            f"recognizer: {len(read_ms)} of {frames} frames read "
+            f"({100 * len(read_ms) / max(1, frames):.0f}%), mean {statistics.mean(read_ms):.1f} ms "
+            f"per frame read"
+        )
     plot_latency(
         {"first still frame -> event": lat, "video time, true settle -> event frame": gaps},
         "pipeline_latency.png",

@@ -265,6 +265,8 @@ def _check(value: Any, sch: dict[str, Any], path: str) -> None:
             raise RecordError(f"needs at least {sch['minItems']} item(s)", field=path)
         if "maxItems" in sch and len(value) > sch["maxItems"]:
             raise RecordError(f"allows at most {sch['maxItems']} item(s)", field=path)
+        for i, (item, each) in enumerate(zip(value, sch.get("prefixItems", ()), strict=False)):
+            _check(item, each, f"{path}[{i}]")  # a tuple: each place its own schema
         if "items" in sch:
             for i, item in enumerate(value):
                 _check(item, sch["items"], f"{path}[{i}]")

@@ -69,6 +69,7 @@ TEXT: dict[str, tuple[str, str]] = {  # key: (Chinese, English)
     "plays": ("证明裁决的出牌", "The plays that prove the ruling"),
     "frames": ("画面", "Frames"),
     "no_frame": ("（画面已按保留期删除或未存）", "(frame pruned or not stored)"),
+    "history": ("逐帧识别（帧: 牌 分数）", "Read in each frame (frame: card score)"),
     "decisions": ("裁判决定", "Referees' decisions"),
     "no_decision": ("尚无裁判决定。", "No referee decision yet."),
     "who": ("裁判", "Referee"),
@@ -192,9 +193,28 @@ def _frame(
         return (
             f'<figure class="frame"><div class="img"><img alt="{html.escape(name)}" '
             f'src="{_data_uri(data, mime)}">{boxes}</div><figcaption>{_t("seq", lang)} '
-            f"{ev.get('seq')} · {html.escape(name)}</figcaption></figure>"
+            f"{ev.get('seq')} · {html.escape(name)}</figcaption></figure>" + _history(ev, lang)
         )
     return f'<p class="muted">{_t("no_frame", lang)}</p>'
+
+
+def _history(ev: dict[str, Any], lang: str) -> str:
+    """Each read card's frame-by-frame reads (the record's ``reads[].history``), one line a
+    card: how the camera saw it from landing to the event."""
+    rows = []
+    for r in ev.get("reads") or []:
+        votes = r.get("history") if isinstance(r, dict) else None
+        if not isinstance(votes, list) or not votes:
+            continue
+        seen = " ".join(
+            f"{int(v[0])}: {html.escape(str(v[1]))} {float(v[2]):.2f}"
+            for v in votes
+            if isinstance(v, list) and len(v) == 3
+        )
+        rows.append(f"<li><b>{html.escape(str(r.get('card', '')))}</b> — {seen}</li>")
+    if not rows:
+        return ""
+    return f'<div class="small muted">{_t("history", lang)}<ul>{"".join(rows)}</ul></div>'
 
 
 def _image_size(data: bytes) -> tuple[int, int] | None:

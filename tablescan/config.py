@@ -208,6 +208,13 @@ class ReadingSection(_Section):
         description="An area that settled but read too few cards is read once more down to "
         "this score; what that adds is doubted (a referee confirms it).",
     )
+    every_frame: bool = Field(
+        default=True,
+        description="Read a seat's cards in every frame while they land, not only when the "
+        "area settles, and judge the settled read with those frames' votes (a pair's lower "
+        "card keeps the read it had before the upper one covered it). Costs a recognizer "
+        "call per frame of play.",
+    )
 
 
 class MotionSection(_Section):
@@ -248,6 +255,13 @@ class CalibrationSection(_Section):
         gt=0,
         le=1000,
         description="Printed side of a marker's black square, table units.",
+    )
+    card_height: float = Field(
+        default=89.0,
+        gt=0,
+        le=1000,
+        description="A card's height in table units (a poker-size card is 89 mm): with the "
+        "markers' true size it tells `tablescan doctor` how many pixels a card gets.",
     )
     points: list[XY] | None = Field(
         default=None,
@@ -378,6 +392,7 @@ class CalibrationConfig:
     marker_ids: tuple[int, int, int, int] = (0, 1, 2, 3)
     marker_size: float = 70.0
     points: tuple[Point, ...] = ()
+    card_height: float = 89.0
 
 
 @dataclass(frozen=True)
@@ -405,6 +420,7 @@ class TableConfig:
     sure_score: float = SURE_SCORE
     recheck_frames: int = RECHECK_FRAMES
     weak_read: float = WEAK_READ
+    every_frame: bool = True
     camera_size: tuple[int, int] = CAMERA_SIZE
     lost_after_s: float = 1.0
     retry_max_s: float = 0.5
@@ -647,6 +663,7 @@ def _resolve(f: TableFile, path: Path) -> TableConfig:
             marker_ids=cal.marker_ids,
             marker_size=cal.marker_size,
             points=tuple(cal.points or ()),
+            card_height=cal.card_height,
         ),
         areas=tuple(
             AreaConfig(
@@ -664,6 +681,7 @@ def _resolve(f: TableFile, path: Path) -> TableConfig:
         sure_score=f.reading.sure_score,
         recheck_frames=f.reading.recheck_frames,
         weak_read=f.reading.weak_read,
+        every_frame=f.reading.every_frame,
         camera_size=(f.camera.width, f.camera.height),
         lost_after_s=f.source.lost_after_s,
         retry_max_s=f.source.retry_max_s,

@@ -65,7 +65,10 @@ def with_reads(ev: dict[str, Any], obs: Observation, cards: Sequence[str]) -> di
     for r in obs.reads:
         if r.box is not None and left[r.card] > 0:
             left[r.card] -= 1
-            reads.append({"card": r.card, "box": list(r.box), "score": round(r.score, 3)})
+            read: dict[str, Any] = {"card": r.card, "box": list(r.box), "score": round(r.score, 3)}
+            if r.history:
+                read["history"] = [[f, c, round(s, 3)] for f, c, s in r.history]
+            reads.append(read)
     return {**ev, "reads": reads} if reads else ev
 
 

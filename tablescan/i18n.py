@@ -50,6 +50,7 @@ SHOWN = (
     "demo/view.py",
     "demo/pipeline.py",
     "commands/tournament.py",
+    "envelope.py",
 )
 
 _current: list[str] = [DEFAULT]

@@ -459,10 +459,11 @@ class TableNode:
                 return timed
         if self.hooks.on_frame:
             self.hooks.on_frame(frame)
+        if reading.read_ms is not None:  # a settling frame, or one of cards landing (votes)
+            self.stats.read_ms.append(reading.read_ms)
+            self.stats.reads += 1
         if reading.read_ms is None or reading.image is None:
             return timed
-        self.stats.read_ms.append(reading.read_ms)
-        self.stats.reads += 1
         written: list[Event] = timed
         for obs in reading.observations:
             if self.hooks.on_observation:

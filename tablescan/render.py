@@ -141,19 +141,22 @@ def render_simulated(
     design: str | None = None,
     hands: int | None = None,
     options: dict[str, Any] | None = None,
+    image_size: tuple[int, int] = IMAGE_SIZE,
 ) -> RenderResult:
     """``tablescan render-match``: simulate a match of ``hands`` deals with ``seed`` and
     render it to ``out`` (between deals the cards are gathered and dealt again); a Gouji
-    profile renders through ``tablescan.render_gouji``, with a house's ``options``."""
+    profile renders through ``tablescan.render_gouji``, with a house's ``options``;
+    ``image_size``: the frames' (width, height), 1280×720 unless asked (2304×1296 is the
+    Camera Module 3's full-field mode, the setup guide's)."""
     if game_of_profile(profile).name == "gouji":
         from tablescan.render_gouji import render_simulated_gouji
 
-        done = render_simulated_gouji(profile, seed, out, split, hands, design, options)
+        done = render_simulated_gouji(profile, seed, out, split, hands, design, options, image_size)
         return done  # type: ignore[return-value]
     if options:
         raise ValueError("--option: the 80-points simulator plays its sheet as written")
     events = simulated_hand(profile, seed, tricks, hands or 1)
-    return render_match(events, out, seed, split=split, design=design)
+    return render_match(events, out, seed, split=split, design=design, image_size=image_size)
 
 
 def played(events: Iterable[Event]) -> list[tuple[int, tuple[str, ...]]]:

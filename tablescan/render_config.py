@@ -10,7 +10,7 @@ from typing import Any
 from tablescan.config import layout_tables
 from vision.calibration import Layout
 from vision.synth.match_video import FPS, MARKER_SIZE, Camera
-from vision.synth.timeline import TABLE
+from vision.synth.timeline import CARD_H, TABLE
 
 
 def table_config(
@@ -46,6 +46,7 @@ def table_config(
             "dictionary": "DICT_4X4_50",
             "marker_ids": [0, 1, 2, 3],
             "marker_size": MARKER_SIZE,
+            "card_height": CARD_H,
             "points": [list(p) for p in camera.table_corners_image()],
         },
         "motion": {"still_frames": 2},

@@ -32,7 +32,7 @@ from engine.record import Event, dumps_event
 from tablescan.config import dump_config
 from tablescan.render_config import table_config
 from vision.synth.gouji_video import draw_gouji
-from vision.synth.match_video import FPS
+from vision.synth.match_video import FPS, IMAGE_SIZE
 
 log = logging.getLogger(__name__)
 CAMERA_SEES = ("play",)
@@ -132,6 +132,7 @@ def render_gouji(
     seed: int,
     split: str = "train",
     design: str | None = None,
+    image_size: tuple[int, int] = IMAGE_SIZE,
 ) -> GoujiRender:
     """Draw Gouji ``events`` to ``out`` and write the truth, the presses and the config."""
     start = next((e for e in events if e["type"] == "match_start"), None)
@@ -140,7 +141,9 @@ def render_gouji(
     hand = next((e for e in events if e["type"] == "hand_start"), None)
     leads, sweepers = round_openings(events, str(start["profile"]))
     plain = cast(list[dict[str, Any]], events)  # vision draws plain dicts, never the record
-    drawn = draw_gouji(plain, out, seed, leads, sweepers, split=split, design=design)
+    drawn = draw_gouji(
+        plain, out, seed, leads, sweepers, split=split, design=design, image_size=image_size
+    )
     stem = out.with_suffix("")
     truth_path = stem.with_name(stem.name + ".truth.jsonl")
     presses_path = stem.with_name(stem.name + ".presses.jsonl")
@@ -189,7 +192,8 @@ def render_simulated_gouji(
     hands: int | None = None,
     design: str | None = None,
     options: Mapping[str, Any] | None = None,
+    image_size: tuple[int, int] = IMAGE_SIZE,
 ) -> GoujiRender:
     """``tablescan render-match --profile gouji-…``: ``hands`` deals (default 2) rendered."""
     events = simulated_deals(profile, seed, hands or 2, options)
-    return render_gouji(events, out, seed, split, design)
+    return render_gouji(events, out, seed, split, design, image_size)

@@ -139,6 +139,8 @@ def make_reader(cfg: TableConfig, detector: Detector, **tuning: Any) -> TableRea
         "sure_score": cfg.sure_score,
         "recheck_frames": cfg.recheck_frames,
         "weak_read": cfg.weak_read,
+        "every_frame": cfg.every_frame,
+        "card_height": cfg.calibration.card_height,
         **tuning,
     }
     return TableReader(

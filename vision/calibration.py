@@ -250,3 +250,79 @@ def draw_marker(dictionary: str, marker_id: int, pixels: int) -> NDArray[Any]:
     return np.asarray(
         cv2.aruco.generateImageMarker(aruco_dictionary(dictionary), marker_id, pixels), np.uint8
     )
+
+
+# --- the operating envelope: how many pixels a card gets ----------------------------------
+
+#: Cards shorter than this (frame pixels) are read worse: an index window of an 80 px card is
+#: about 24×34 source pixels, and no crop adds detail the sensor did not take (issue 26).
+MIN_CARD_PX = 120.0
+
+
+def pixels_per_unit(cal: Calibration, p: Point) -> float:
+    """Image pixels per table unit at table point ``p``, along the worse of the two directions
+    (a card may lie either way; a tilted camera stretches one more than the other)."""
+    x, y = float(p[0]), float(p[1])
+    img = cal.to_image([(x, y), (x + 1.0, y), (x, y + 1.0)])
+    jac = np.stack([img[1] - img[0], img[2] - img[0]], axis=1)
+    return float(np.linalg.svd(jac, compute_uv=False).min())
+
+
+def marker_pixels_per_unit(
+    frame: NDArray[Any], dictionary: str, marker_ids: Sequence[int], marker_size: float
+) -> dict[int, float]:
+    """Each found corner marker's mean side in image pixels over its true side (table units):
+    the scale measured straight from the printed squares, no homography involved."""
+    gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY) if frame.ndim == 3 else frame
+    detector = cv2.aruco.ArucoDetector(aruco_dictionary(dictionary), cv2.aruco.DetectorParameters())
+    corners, ids, _ = detector.detectMarkers(gray)
+    out: dict[int, float] = {}
+    for c, i in zip(corners, [] if ids is None else ids.ravel(), strict=False):
+        if int(i) in marker_ids:
+            q = c.reshape(4, 2)
+            side = float(np.mean(np.linalg.norm(q - np.roll(q, 1, axis=0), axis=1)))
+            out[int(i)] = side / marker_size
+    return out
+
+
+@dataclass(frozen=True)
+class Envelope:
+    """What the camera gives a card: measured on a frame, stated for the capture mode.
+
+    ``card_px``: a card's height in pixels at the play area that gets fewest (the worst seat
+    or the centre) in a frame of ``mode`` size; ``markers``: px per unit measured from each
+    marker's printed side in the frame as taken (``frame`` size)."""
+
+    frame: tuple[int, int]
+    mode: tuple[int, int]
+    card_px: float
+    worst_area: str
+    markers: dict[int, float]
+
+    @property
+    def ok(self) -> bool:
+        return self.card_px >= MIN_CARD_PX
+
+    def at_mode(self, mode: tuple[int, int]) -> float:
+        """The card height the same camera, at the same place, gives in another mode of the
+        same field of view (pixels scale with the width)."""
+        return self.card_px * mode[0] / self.mode[0]
+
+
+def envelope(
+    cal: Calibration,
+    layout: Layout,
+    card_height: float,
+    mode: tuple[int, int],
+    markers: dict[int, float] | None = None,
+) -> Envelope:
+    """The card height the calibration ``cal`` (fitted on a frame of ``cal.image_size``)
+    gives at each play area's centre, the smallest, scaled to capture mode ``mode``."""
+    scale = mode[0] / cal.image_size[0]
+    worst = ("", math.inf)
+    for area in layout.areas:
+        c = np.asarray(area.polygon, np.float64).mean(0)
+        px = pixels_per_unit(cal, (float(c[0]), float(c[1]))) * card_height * scale
+        if px < worst[1]:
+            worst = (area.name, px)
+    return Envelope(cal.image_size, mode, worst[1], worst[0], dict(markers or {}))

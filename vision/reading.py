@@ -26,6 +26,7 @@ from vision.calibration import Calibration, Layout
 from vision.motion import MotionGate
 from vision.sources import Frame
 from vision.tracking import BACK, MERGE_DOUBT, DetectionLike, Observation, Read, Tracker
+from vision.votes import VoteBook
 
 log = logging.getLogger(__name__)
 
@@ -90,6 +91,8 @@ class TableReader:
         weak_read: float = WEAK_READ,
         still_frames: int = 2,
         motion_threshold: float = 0.004,
+        card_height: float = 170.0,
+        every_frame: bool = True,
     ) -> None:
         self.layout = layout
         self.detector = detector
@@ -108,6 +111,8 @@ class TableReader:
         self._recheck: dict[str, list[tuple[tuple[str, ...], list[Read], float]]] = {}
         self._seed_areas: dict[int, list[str]] = {}
         self._seed_centre = 0
+        self.every_frame = every_frame
+        self.votes = VoteBook(card_height, sure_score, lambda r: self._doubted([r])[0])
 
     def seed(self, areas: Mapping[int, Sequence[str]], centre_backs: int = 0) -> None:
         """What already lies on the table before the first frame (a live node resumed from
@@ -166,7 +171,12 @@ class TableReader:
             if st.moving:
                 self._recheck.pop(name, None)  # it moves again: it will be read when still
         ready = sorted(set(ready) | set(self._recheck))
-        if not ready:
+        landing = [
+            name
+            for name, st in self.gate.states.items()
+            if self.every_frame and st.moving and self.tracker.areas[name].kind == "seat"
+        ]
+        if not ready and not landing:
             return FrameReading()
         image = self.masked(frame.image)
         r0 = time.perf_counter()
@@ -174,14 +184,46 @@ class TableReader:
         if seek is not None:
             seek(frame.index)
         try:
+            if not ready:  # cards landing: every frame's reads are votes, nothing settles
+                for name, found in self._landing_reads(image, landing).items():
+                    self.votes.vote(name, found, frame.index)
+                return FrameReading(read_ms=(time.perf_counter() - r0) * 1000)
             reads = self._reads(image, ready, wanted, reveal_due)
         except Exception as e:
             log.error("frame %d: recognizer failed: %s", frame.index, e)
             return FrameReading(error="detector")
         read_ms = (time.perf_counter() - r0) * 1000
+        seats = [n for n in ready if self.every_frame and self.tracker.areas[n].seat is not None]
+        for name in seats:  # the centre's bottom keeps its own rules (backs, then the reveal)
+            self.votes.vote(name, reads.get(name, []), frame.index)
         ready = self._settle_unsure(ready, reads)
+        for name in ready:
+            seat = self.tracker.areas[name].seat
+            if name in seats and seat is not None:
+                reads[name] = self.votes.judge(name, reads.get(name, []), wanted(seat))
         observations = self.tracker.update(ready, reads, frame.index, frame.t)
         return FrameReading(observations, image, read_ms)
+
+    def _landing_reads(self, image: Image, names: list[str]) -> dict[str, list[Read]]:
+        """The reads of seat areas whose cards are landing (a hand over them): each from its
+        own crop when the detector reads regions, else all from one whole-frame read."""
+        assert self.tracker is not None
+        if getattr(self.detector, "detect_region", None) is None:
+            whole = self.tracker.assign(self.detector.detect(image))
+            return {n: whole[n] for n in names}
+        return {n: self._zoomed(image, n) for n in names}
+
+    def _zoomed(self, image: Image, name: str, card_score: float | None = None) -> list[Read]:
+        """Area ``name``'s reads from its own crop (a card half outside its area included)."""
+        assert self.tracker is not None and self.calibration is not None
+        zoom = getattr(self.detector, "detect_region", None)
+        assert zoom is not None
+        poly = self.calibration.to_image(self.tracker.areas[name].polygon)
+        (x0, y0), (x1, y1) = poly.min(0), poly.max(0)
+        m = max(48.0, 0.35 * max(x1 - x0, y1 - y0))
+        box = (int(x0 - m), int(y0 - m), int(x1 + m) + 1, int(y1 + m) + 1)
+        found = zoom(image, box) if card_score is None else zoom(image, box, card_score)
+        return self.tracker.assign(found)[name]
 
     def _reads(
         self,
@@ -213,13 +255,7 @@ class TableReader:
             return whole
 
         def zoomed(name: str, card_score: float | None = None) -> list[Read]:
-            assert zoom is not None and self.calibration is not None
-            poly = self.calibration.to_image(tracker.areas[name].polygon)
-            (x0, y0), (x1, y1) = poly.min(0), poly.max(0)
-            m = max(48.0, 0.35 * max(x1 - x0, y1 - y0))  # a card half outside its area
-            box = (int(x0 - m), int(y0 - m), int(x1 + m) + 1, int(y1 + m) + 1)
-            found = zoom(image, box) if card_score is None else zoom(image, box, card_score)
-            return tracker.assign(found)[name]
+            return self._zoomed(image, name, card_score)
 
         reads = dict(whole_frame()) if len(seats) < len(ready) else {n: [] for n in tracker.areas}
         for name in seats:

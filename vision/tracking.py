@@ -47,6 +47,9 @@ class Read:
     x: float
     y: float
     box: tuple[float, float, float, float] | None = None
+    # how the frames from its landing read it: (frame, card, score), oldest first
+    # (``vision.votes``; empty when no frame before the settled one read it)
+    history: tuple[tuple[int, str, float], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -451,7 +451,10 @@ function placeBoxes(fig) {
     const name = r.card === "back" ? t("face-down card") : cardName(r.card);
     const score = r.score != null ? ` ${(r.score * 100).toFixed(0)}%` : "";
     const weak = r.score != null && r.score < 0.8 ? " weak" : "";
-    return `<span class="readbox${weak}" data-card="${esc(r.card)}" style="left:${(100 * x / W).toFixed(2)}%;top:${(100 * y / H).toFixed(2)}%;width:${(100 * w / W).toFixed(2)}%;height:${(100 * h / H).toFixed(2)}%"><span class="readlabel">${esc(name)}${esc(score)}</span></span>`;
+    /* the record's reads[].history: how each frame from its landing read this card */
+    const seen = Array.isArray(r.history) ? r.history.map((v) => `${v[0]}: ${v[1]} ${(v[2] * 100).toFixed(0)}%`).join("\n") : "";
+    const title = seen ? ` title="${esc(t("read in each frame") + "\n" + seen)}"` : "";
+    return `<span class="readbox${weak}"${title} data-card="${esc(r.card)}" style="left:${(100 * x / W).toFixed(2)}%;top:${(100 * y / H).toFixed(2)}%;width:${(100 * w / W).toFixed(2)}%;height:${(100 * h / H).toFixed(2)}%"><span class="readlabel">${esc(name)}${esc(score)}</span></span>`;
   }).join("");
 }
 

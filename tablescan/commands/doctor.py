@@ -1,7 +1,8 @@
 """``tablescan doctor``: is this box ready to judge a table? One verdict per line.
 
 Each check prints ``ok``, ``warn`` or ``fail`` with why: the config, the camera (one frame
-taken), the markers in that frame, the recognizer model, the seat controller's serial port,
+taken), the markers in that frame, the card height they measure at the capture mode (the
+envelope, ``tablescan.envelope``), the recognizer model, the seat controller's serial port,
 free disk under the data folder, the node's signing key (warned when it sits beside the
 record), the clock, the broker. Exit 1 when any check fails.
 """
@@ -127,6 +128,20 @@ def check_markers(cfg: Any, image: Any) -> Verdict:
         fallback = " (the saved points stand in)" if cal.points else ""
         return Verdict("fail" if not cal.points else "warn", "markers", f"{e}{fallback}")
     return Verdict("ok", "markers", f"all four found ({', '.join(map(str, cal.marker_ids))})")
+
+
+def check_cards(cfg: Any, image: Any) -> Verdict:
+    """The card height the capture mode gives, measured from the markers (the envelope)."""
+    if cfg is None or image is None:
+        return Verdict("warn", "cards", "no frame to measure")
+    from tablescan.envelope import measure, verdict
+    from vision.calibration import CalibrationError
+
+    try:
+        level, why = verdict(measure(cfg, image))
+    except CalibrationError as e:
+        return Verdict("warn", "cards", f"not measured: {e}")
+    return Verdict(level, "cards", why)
 
 
 def check_model(cfg: Any, model: Path | None) -> Verdict:
@@ -268,6 +283,9 @@ def check_broker(broker: str | None) -> Verdict:
 
 
 def doctor(args: argparse.Namespace) -> int:
+    from tablescan.i18n import choose, use
+
+    use(choose(None))
     verdicts: list[Verdict] = []
 
     def say(v: Verdict) -> None:
@@ -279,6 +297,7 @@ def doctor(args: argparse.Namespace) -> int:
     v, image = check_camera(cfg, args.source, args.timeout)
     say(v)
     say(check_markers(cfg, image))
+    say(check_cards(cfg, image))
     say(check_model(cfg, args.model))
     say(check_serial(args.serial))
     say(check_disk(args.data))

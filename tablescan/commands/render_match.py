@@ -36,6 +36,13 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     )
     p.add_argument("--design", default=None, help="one deck design by name, e.g. gnome/tango")
     p.add_argument(
+        "--size",
+        default="1280x720",
+        metavar="WxH",
+        help="frame size (default 1280x720; 2304x1296: the Camera Module 3's full-field mode, "
+        "cards of about 175 px: a table in the operating envelope, docs/setup.md)",
+    )
+    p.add_argument(
         "--option",
         action="append",
         default=[],
@@ -61,6 +68,17 @@ def parse_options(items: list[str]) -> dict[str, Any]:
     return out
 
 
+def parse_size(text: str) -> tuple[int, int]:
+    """``WxH`` → (W, H), even sides from 320×180 to 4608×2592 (what an mp4 writer takes)."""
+    w, sep, h = text.lower().partition("x")
+    if not (sep and w.isdigit() and h.isdigit()):
+        raise ValueError(f"--size {text!r}: expected WxH, e.g. 2304x1296")
+    size = (int(w), int(h))
+    if not (320 <= size[0] <= 4608 and 180 <= size[1] <= 2592) or size[0] % 2 or size[1] % 2:
+        raise ValueError(f"--size {text}: expected even sides within 320x180 .. 4608x2592")
+    return size
+
+
 def run(args: argparse.Namespace) -> int:
     from tablescan.render import render_simulated
     from vision.synth.decks import DeckError
@@ -73,6 +91,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     try:
         options = parse_options(args.option)
+        size = parse_size(args.size)
     except ValueError as e:
         log.error("%s", e)
         return 2
@@ -86,6 +105,7 @@ def run(args: argparse.Namespace) -> int:
             design=args.design,
             hands=args.hands,
             options=options or None,
+            image_size=size,
         )
     except (DeckError, ValueError, OSError) as e:
         log.error("%s", e)

@@ -38,6 +38,13 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "--card-height", type=float, default=CARD_HEIGHT_MM, metavar="MM", help="default 89"
     )
     p.add_argument("--force", action="store_true", help="overwrite FILE")
+    p.add_argument(
+        "--measure",
+        action="store_true",
+        help="take one frame from --source and say what card height (px) the capture mode "
+        "gives, measured from the markers (the same line as tablescan doctor's cards)",
+    )
+    p.add_argument("--timeout", type=float, default=5.0, help="seconds for --measure's frame")
     p.set_defaults(func=setup)
 
 
@@ -75,6 +82,7 @@ def table_values(args: argparse.Namespace) -> dict[str, Any]:
             "dictionary": "DICT_4X4_50",
             "marker_ids": [0, 1, 2, 3],
             "marker_size": float(args.marker_size),
+            "card_height": float(args.card_height),
         },
         "evidence": None,  # left out: with --data the store keeps the evidence
         **layout_tables(layout),
@@ -140,4 +148,16 @@ def setup(args: argparse.Namespace) -> int:
         print(f"{out}: written but not accepted:\n{e}", file=sys.stderr)
         return 1
     print(f"{out}: table {cfg.table_id}, {cfg.game} ({cfg.profile}), {n} seats; checked ok")
-    return 0
+    return measure_cards(cfg, args.timeout) if args.measure else 0
+
+
+def measure_cards(cfg: Any, timeout: float) -> int:
+    """The envelope line on one frame of the configured source (``doctor``'s ``cards``)."""
+    from tablescan.commands.doctor import check_camera, check_cards
+    from tablescan.i18n import choose, use
+
+    use(choose(None))
+    cam, image = check_camera(cfg, None, timeout)
+    v = check_cards(cfg, image) if image is not None else cam
+    print(v.line())
+    return 1 if v.level == "fail" else 0

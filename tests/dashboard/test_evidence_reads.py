@@ -64,3 +64,32 @@ def test_fusion_passes_the_trackers_boxes_through() -> None:
         "appeared", "seat2", 2, 417, 84.5, cards=("KH",), reads=(Read("KH", 0.9, 0, 0),)
     )
     assert "reads" not in with_reads({"type": "play"}, bare, ["KH"])  # no box: no field
+
+
+def test_a_reads_history_is_validated_and_shown_in_the_report() -> None:
+    """``reads[].history``: the frames' reads of a card, [frame, card, score]; a bad one names
+    its place; the dispute report lists it under the frame."""
+    history = [[440, "KH", 0.95], [441, "KH", 0.96], [452, "KC", 0.41]]
+    ok = {**PLAY, "reads": [{"card": "KH", "box": BOX, "score": 0.95, "history": history}]}
+    assert validate_event(ok)["reads"][0]["history"] == history
+    for bad, field in (
+        ([[440, "KX", 0.9]], "reads[0].history[0][1]"),
+        ([[440, "KH"]], "reads[0].history[0]"),
+        ([[-1, "KH", 0.9]], "reads[0].history[0][0]"),
+        ([[440, "KH", 1.5]], "reads[0].history[0][2]"),
+    ):
+        with pytest.raises(RecordError) as err:
+            validate_event({**PLAY, "reads": [{"card": "KH", "box": BOX, "history": bad}]})
+        assert err.value.field == field
+    from evidence.report import _history
+
+    shown = _history(ok, "en")
+    assert "Read in each frame" in shown and "452: KC 0.41" in shown
+    assert "逐帧识别" in _history(ok, "zh") and _history(PLAY, "en") == ""
+
+
+def test_fusion_passes_a_reads_history_through() -> None:
+    read = Read("KH", 0.97, 0.1, 0.2, (412.0, 230.0, 96.0, 138.0), ((3, "KH", 0.9712),))
+    obs = Observation("appeared", "seat2", 2, 417, 84.5, cards=("KH",), reads=(read,))
+    ev = with_reads({"type": "play", "cards": ["KH"]}, obs, ["KH"])
+    assert ev["reads"][0]["history"] == [[3, "KH", 0.971]]

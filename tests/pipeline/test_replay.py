@@ -297,3 +297,31 @@ def test_a_card_seen_land_but_never_read_surely_goes_to_a_referee(clip: RenderRe
     faint = [e for e in node.events if e["type"] == "play" and card in e["cards"]]
     assert faint and all(flagged[e["seq"]]["reason"] == "low_confidence" for e in faint)
     assert all(e["confidence"] < node.fusion.min_score for e in faint)
+
+
+def test_render_match_at_the_camera_modules_full_field_mode(tmp_path: Path) -> None:
+    """``--size 2304x1296``: 2304×1296 frames, a config that loads with the cards' height in
+    its table units; a size the writer cannot take is refused with the reason."""
+    import cv2
+
+    from tablescan.config import load_config
+
+    base = [sys.executable, "-m", "tablescan", "render-match", "--profile", "standard"]
+    out = tmp_path / "big.mp4"
+    ok = subprocess.run(
+        [*base, "--seed", "3", "--tricks", "1", "--eval", "--design", "gnome/tango_nuevo",
+         "--size", "2304x1296", "-o", str(out)],
+        capture_output=True, text=True, cwd=REPO, timeout=300, check=False,
+    )  # fmt: skip
+    assert ok.returncode == 0, ok.stderr
+    video = cv2.VideoCapture(str(out))
+    got, frame = video.read()
+    video.release()
+    assert got and frame.shape[:2] == (1296, 2304)
+    cfg = load_config(tmp_path / "big.table.toml")
+    assert cfg.calibration.card_height == 170.0
+    bad = subprocess.run(
+        [*base, "--size", "2304x129", "-o", str(tmp_path / "x.mp4")],
+        capture_output=True, text=True, cwd=REPO, timeout=60, check=False,
+    )  # fmt: skip
+    assert bad.returncode == 2 and "--size 2304x129: expected even sides" in bad.stderr

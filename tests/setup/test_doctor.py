@@ -66,8 +66,8 @@ def test_doctor_all_ok_on_a_ready_box(tmp_path: Path, broker: int) -> None:
     lines = done.stdout.splitlines()
     names = [line.split(":")[0].split()[-1] for line in lines]
     assert names == [
-        "config", "camera", "markers", "model", "serial", "disk", "key", "clock", "broker",
-        "verdict"
+        "config", "camera", "markers", "cards", "model", "serial", "disk", "key", "clock",
+        "broker", "verdict",
     ]  # fmt: skip
     by_name = dict(zip(names, lines, strict=True))
     for name in ("config", "camera", "markers", "model", "serial", "broker"):
