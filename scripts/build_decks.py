@@ -52,6 +52,12 @@ def aguilar_npm(_: str) -> dict[str, str]:
     return out | {"back": "back.svg"}
 
 
+#: Looked at and left out: npm deck-of-cards 0.1.8 (Aguilar's faces, LGPL) draws no rank in
+#: its corners (the web page adds it), so its corners would teach a suit alone as a face;
+#: npm @letele/playing-cards is Kennard's 2-colour deck again; npm svg-cards (Bellot) is
+#: the design gnome/bellot already gives.
+
+
 def deck_of_cards(_: str) -> dict[str, str]:
     """``<suit>_<rank>.svg``: suit 0-3 = spades, hearts, clubs, diamonds (its lib/card.js),
     rank 1 = ace, 11-13 = J, Q, K; its jokers' colours are not named (left out)."""
@@ -108,10 +114,6 @@ NPM: tuple[Npm, ...] = (
     Npm("aguilar-optimised", "@younestouati/playing-cards-standard-deck@3.0.0", "cards",
         "LGPL-3.0", "Chris Aguilar, Vector Playing Cards; optimised by Mike Hall; "
         "AS by Byron Knoll; npm package by Younes Touati", aguilar_npm),
-    Npm("aguilar-pakastin", "deck-of-cards@0.1.8", "example/faces",
-        "LGPL-3.0 (Chris Aguilar's faces, per its README); code MIT",
-        "Chris Aguilar, Vector Playing Cards, slightly modified by Juha Lindstedt "
-        "(deck-of-cards)", deck_of_cards, paper="white"),
 )  # fmt: skip
 
 _SPATZ = "Saul Spatz, SVGCards (public-domain jumbo-index decks)"
