@@ -50,6 +50,7 @@ REAL_SHARE = 0.08  # of the batch, when a real-photo bank is given (out of the p
 PEAK_HEAT = 0.2  # peaks mined below the runtime's own threshold too: more hard negatives
 MATCH_R = 0.15  # a peak within this many card heights of a true corner is that corner
 FAR_R = 0.3  # a peak further than this from every true corner is a false peak ("none")
+STEPS_PER_SCENE = 0.5  # at most this many steps per new scene: no crop replayed to death
 HOLDOUT_BANK_SEED = 77_001  # held-out corner bank: not vision.eval's scenes (HOLDOUT_SEED)
 
 _W: dict[str, Any] = {}
@@ -334,9 +335,13 @@ def run(
                     absorb(results.next(timeout=0))
                 except (mp.TimeoutError, StopIteration):
                     break
-        elif steps % 8 == 0:
+        # the network waits for the scenes rather than replaying a few of them: on a
+        # loaded CPU the workers are slow, and 10 scenes seen 200 times taught nothing
+        while steps + 1 > STEPS_PER_SCENE * (state["scenes"] - base) + 8:
+            if time.monotonic() - t0 >= budget:
+                break
             absorb(next(results))
-        frac = el / budget
+        frac = min(1.0, (time.monotonic() - t0) / budget)
         for pg in opt.param_groups:  # warm restart at each run: short ramp, cosine down
             pg["lr"] = (
                 lr * min(1.0, (steps + 1) / 50) * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * frac)))
