@@ -6,7 +6,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 TRAIN  := $(VENV)/.installed-train
 
-.PHONY: demo test lint typecheck pytest bench firmware system-deps clean
+.PHONY: demo test lint typecheck pytest bench firmware system-deps decks clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -21,6 +21,10 @@ $(TRAIN): $(STAMP)
 
 system-deps:
 	bash scripts/system-deps.sh
+
+# training designs from the npm registry (data/decks/, git-ignored; models/decks/ is committed)
+decks: $(STAMP) system-deps
+	$(PY) scripts/build_decks.py --npm
 
 demo: $(STAMP) system-deps
 	$(PY) -m tablescan demo

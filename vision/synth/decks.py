@@ -6,6 +6,13 @@ element ids like ``queen_spade``, ``red_joker``) and ``gnome-cards-data``
 render badly (a transform outside the element makes rsvg crop a sliver or a blank); those
 renders are detected and refused with ``BrokenRenderError`` so no model trains on them.
 
+More designs come as folders of one file per card (``scheme`` ``"files"``, issue 26): each
+holds a ``deck.json`` (``name``, ``source``, ``licence``, ``attribution``, ``files``: card →
+file name) and the card files, SVG (rendered whole by rsvg-convert) or PNG. They are read
+from ``models/decks/`` (committed faces derived from fetched repositories, with their
+manifest) and ``data/decks/`` (installed from the npm registry by ``scripts/build_decks.py``;
+git-ignored). None of them is a HOLDOUT.md design: they are all training designs.
+
 The designs listed in ``shared/eval/HOLDOUT.md`` form the ``"eval"`` split: ``list_decks()``
 never returns them unless that split is asked for.
 """
@@ -13,6 +20,7 @@ never returns them unless that split is asked for.
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import os
 import shutil
@@ -32,6 +40,9 @@ KDE_ROOT = Path("/usr/share/carddecks")
 GNOME_ROOT = Path("/usr/share/aisleriot/cards")
 KDE_PACKAGE = "kdegames-card-data-kf5"
 GNOME_PACKAGE = "gnome-cards-data"
+_REPO = Path(__file__).resolve().parents[2]
+#: Folders of per-card-file designs (``deck.json`` + files): committed, then npm-installed.
+FILE_ROOTS: tuple[Path, ...] = (_REPO / "models" / "decks", _REPO / "data" / "decks")
 
 #: HOLDOUT.md, verbatim: evaluation-only designs (package, file path below its root).
 HOLDOUT: frozenset[tuple[str, str]] = frozenset(
@@ -91,7 +102,7 @@ class DeckInfo:
     name: str  # e.g. "kde/svg-standard" or "gnome/anglo"
     path: Path
     package: str
-    scheme: str  # "kde" or "gnome"
+    scheme: str  # "kde", "gnome" or "files" (a folder of one file per card, deck.json)
     holdout: bool
 
     @property
@@ -108,6 +119,49 @@ def _deck_of(package: str, root: Path, path: Path) -> DeckInfo:
     return DeckInfo(name, path, package, scheme, (package, rel) in HOLDOUT)
 
 
+def _deck_meta(folder: Path) -> dict[str, object]:
+    meta: dict[str, object] = json.loads((folder / "deck.json").read_text())
+    return meta
+
+
+def _deck_files(folder: Path) -> dict[str, str]:
+    """card → file name of a ``files`` design (its ``deck.json``)."""
+    files = _deck_meta(folder)["files"]
+    assert isinstance(files, dict)
+    return {str(k): str(v) for k, v in files.items()}
+
+
+def _rounded(img: np.ndarray, radius: float = 0.045) -> np.ndarray:
+    """Round a card's corners (``radius`` card heights): faces drawn without a card of
+    their own (a ``paper`` design) get the usual outline."""
+    h, w = img.shape[:2]
+    r = max(1, round(radius * h))
+    mask = np.zeros((h, w), np.uint8)
+    cv2.rectangle(mask, (r, 0), (w - 1 - r, h - 1), 255, -1)
+    cv2.rectangle(mask, (0, r), (w - 1, h - 1 - r), 255, -1)
+    for cx, cy in ((r, r), (w - 1 - r, r), (r, h - 1 - r), (w - 1 - r, h - 1 - r)):
+        cv2.circle(mask, (cx, cy), r, 255, -1, lineType=cv2.LINE_AA)
+    out = img.copy()
+    out[..., 3] = np.minimum(out[..., 3], mask)
+    return out
+
+
+def file_decks(roots: tuple[Path, ...] = FILE_ROOTS) -> list[DeckInfo]:
+    """The per-card-file designs under ``roots`` (training designs; see the module doc)."""
+    found: list[DeckInfo] = []
+    seen: set[str] = set()
+    for root in roots:
+        for meta in sorted(root.glob("*/deck.json")) if root.is_dir() else ():
+            folder = meta.parent
+            name = "files/" + folder.name
+            if name in seen:
+                continue
+            seen.add(name)
+            source = str(json.loads(meta.read_text()).get("source", folder.name))
+            found.append(DeckInfo(name, folder, source, "files", False))
+    return found
+
+
 def all_decks(kde_root: Path = KDE_ROOT, gnome_root: Path = GNOME_ROOT) -> list[DeckInfo]:
     """Every French-suited design installed, holdout included (callers filter by split)."""
     found: list[DeckInfo] = []
@@ -122,6 +176,8 @@ def all_decks(kde_root: Path = KDE_ROOT, gnome_root: Path = GNOME_ROOT) -> list[
             if (package, path.relative_to(root).as_posix()) in NOT_FRENCH:
                 continue
             found.append(_deck_of(package, root, path))
+    if kde_root == KDE_ROOT and gnome_root == GNOME_ROOT:
+        found.extend(file_decks())
     return found
 
 
@@ -148,6 +204,12 @@ def check_split(decks: list[DeckInfo], split: str) -> None:
 
 def element_id(deck: DeckInfo, card: str) -> str:
     """The SVG element id of ``card`` (shared notation, or ``"back"``) in ``deck``."""
+    if deck.scheme == "files":
+        f = _deck_files(deck.path).get(card)
+        if f is None:
+            # the design lacks this card (a joker, a back): like a broken render, left out
+            raise BrokenRenderError(f"deck {deck.name}: no file for {card}")
+        return f
     if card == BACK:
         return "back"
     try:
@@ -195,10 +257,15 @@ def _rsvg(deck: DeckInfo, eid: str, zoom: float) -> np.ndarray | None:
     exe = shutil.which("rsvg-convert")
     if exe is None:
         raise DeckError("rsvg-convert not found: install librsvg2-bin")
+    if deck.scheme == "files":  # one card per file: the whole file (on its paper, if any)
+        paper = _deck_meta(deck.path).get("paper") if (deck.path / "deck.json").is_file() else None
+        src, pick = deck.path / eid, [f"--background-color={paper}"] if paper else []
+    else:
+        src, pick = deck.path, [f"--export-id={eid}"]
     with tempfile.TemporaryDirectory(prefix="tablescan-render-") as tmp:
         out = Path(tmp) / "card.png"
         r = subprocess.run(
-            [exe, f"--export-id={eid}", "-z", f"{zoom:.5f}", "-o", str(out), str(deck.path)],
+            [exe, *pick, "-z", f"{zoom:.5f}", "-o", str(out), str(src)],
             capture_output=True,
             timeout=120,
             check=False,
@@ -224,9 +291,30 @@ def _card_box(img: np.ndarray) -> tuple[int, int, int, int] | None:
     return x, y, w, h
 
 
+def _read_png(path: Path, height: int) -> np.ndarray | None:
+    """A PNG card face (a ``files`` design) trimmed to the card, ``height`` pixels tall."""
+    img = cv2.imread(str(path), cv2.IMREAD_UNCHANGED)
+    if img is None:
+        return None
+    if img.ndim == 2:
+        img = cv2.cvtColor(img, cv2.COLOR_GRAY2BGRA)
+    elif img.shape[2] == 3:
+        img = cv2.cvtColor(img, cv2.COLOR_BGR2BGRA)
+    box = _card_box(img)
+    if box is None:
+        return None
+    x, y, w, h = box
+    card = img[y : y + h, x : x + w]
+    width = max(1, round(w * height / h))
+    interp = cv2.INTER_AREA if h >= height else cv2.INTER_CUBIC
+    return cv2.resize(card, (width, height), interpolation=interp)
+
+
 def _render_uncached(deck: DeckInfo, eid: str, height: int) -> np.ndarray | None:
     """Render at zoom 1 to find the card inside rsvg's box, then at the zoom that makes the
     card ``height`` pixels tall, trimmed to the card and resized to exactly that height."""
+    if deck.scheme == "files" and not eid.lower().endswith((".svg", ".svgz")):
+        return _read_png(deck.path / eid, height)
     probe_zoom = 0.25  # enough to find the card; rsvg's box can be a whole sheet
     probe = _rsvg(deck, eid, probe_zoom)
     box = _card_box(probe) if probe is not None else None
@@ -240,7 +328,11 @@ def _render_uncached(deck: DeckInfo, eid: str, height: int) -> np.ndarray | None
     x, y, w, h = box
     card = img[y : y + h, x : x + w]
     width = max(1, round(w * height / h))
-    return cv2.resize(card, (width, height), interpolation=cv2.INTER_AREA)
+    card = cv2.resize(card, (width, height), interpolation=cv2.INTER_AREA)
+    files = deck.scheme == "files" and (deck.path / "deck.json").is_file()
+    if files and _deck_meta(deck.path).get("paper"):
+        card = _rounded(card)
+    return card
 
 
 def render_card(deck: DeckInfo, card: str, height: int) -> np.ndarray:
