@@ -23,7 +23,10 @@ system-deps:
 	bash scripts/system-deps.sh
 
 # training designs from the npm registry (data/decks/, git-ignored; models/decks/ is committed)
+# npm comes with Node.js where it is installed (NodeSource's nodejs conflicts with Debian's npm
+# package, so npm is not in debian-packages.txt); elsewhere Debian's npm is installed here
 decks: $(STAMP) system-deps
+	@command -v npm >/dev/null || (apt-get update -q && apt-get install -y -q --no-install-recommends npm)
 	$(PY) scripts/build_decks.py --npm
 
 demo: $(STAMP) system-deps

@@ -139,7 +139,7 @@ def install_npm(out: Path, src: Path) -> list[str]:
     """``npm pack`` each package (once) and copy its faces to ``out/<name>/``."""
     npm = shutil.which("npm")
     if npm is None:
-        raise SystemExit("error: npm not found (apt-get install npm)")
+        raise SystemExit("error: npm not found (make decks installs it; or apt-get install npm)")
     src.mkdir(parents=True, exist_ok=True)
     done: list[str] = []
     unpacked: dict[str, Path] = {}
