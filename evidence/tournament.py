@@ -51,6 +51,7 @@ from engine.tournament import (
     load_format,
     match_from_json,
     pair_round,
+    seed_of,
     stage_field,
     standings,
     two_table_swap,
@@ -327,7 +328,8 @@ class TournamentStore:
         if open_:
             raise TournamentError(f"draw: pairing {open_[0]} has no confirmed result yet")
         confirmed = [p.match() for p in st.pairings.values()]
-        pairing = pair_round(fmt, stage, round, st.entrants, confirmed, seed)
+        seeds = {**{k: int(d["seed"]) for k, d in st.draws.items()}, (stage, round): seed}
+        pairing = pair_round(fmt, stage, round, st.entrants, confirmed, seeds)
         per = 2 if fmt.seating != "none" else 1
         names = (
             list(tables) if tables else [f"t{i}" for i in range(1, per * len(pairing.pairs) + 1)]
@@ -487,7 +489,8 @@ class TournamentStore:
         st = self._state()
         fmt = load_format(st.format_id, self.formats)
         stage = stage or self.current_stage()
-        seed = next((s for (sg, _r, s) in self.rounds() if sg == stage), 0)
+        seeds = {(sg, r): s for (sg, r, s) in self.rounds()}
         matches = self.matches(confirmed_only)
-        field_ = stage_field(fmt, stage, st.entrants, self.matches(True), seed)
-        return standings(fmt, stage, field_, [m for m in matches if m.stage == stage], seed)
+        field_ = stage_field(fmt, stage, st.entrants, self.matches(True), seeds)
+        lots = seed_of(seeds, stage, 1)
+        return standings(fmt, stage, field_, [m for m in matches if m.stage == stage], lots)

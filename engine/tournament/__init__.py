@@ -4,7 +4,14 @@ points. Pure: no I/O beyond its own format files, no clock; chance only from a g
 
 from engine.tournament.entrants import Entrant, entrants_from_rows
 from engine.tournament.formats import Format, FormatError, Stage, format_ids, load_format
-from engine.tournament.pairing import Pairing, bracket_positions, pair_round, stage_field
+from engine.tournament.pairing import (
+    Pairing,
+    Seeds,
+    bracket_positions,
+    pair_round,
+    seed_of,
+    stage_field,
+)
 from engine.tournament.results import Game, Match, Outcome, check_results, match_from_json, outcome
 from engine.tournament.scoring import game_from_places
 from engine.tournament.seating import Seat, two_table_swap
@@ -20,6 +27,7 @@ __all__ = [
     "Pairing",
     "Reason",
     "Seat",
+    "Seeds",
     "Stage",
     "Standing",
     "bracket_positions",
@@ -31,6 +39,7 @@ __all__ = [
     "match_from_json",
     "outcome",
     "pair_round",
+    "seed_of",
     "stage_field",
     "standings",
     "two_table_swap",

@@ -16,7 +16,7 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import networkx as nx
@@ -26,7 +26,12 @@ from engine.tournament.formats import Format, FormatError, Stage
 from engine.tournament.results import Match, outcome
 from engine.tournament.standings import lot_order, standings
 
-__all__ = ["Pairing", "bracket_positions", "pair_round", "stage_field"]
+__all__ = ["Pairing", "Seeds", "bracket_positions", "pair_round", "seed_of", "stage_field"]
+
+#: The lots' seeds: one for every round (the CLI's ``--seed``), or each drawn round's own
+#: (``(stage, round) → seed``, as a desk records them), so that a later round's new lot never
+#: redraws the bracket or the circle an earlier round was played on.
+Seeds = int | Mapping[tuple[int, int], int]
 
 BYE = "\x00bye"  # the Swiss graph's bye node (no entrant may be named so: names are stripped)
 
@@ -42,6 +47,17 @@ class Pairing:
     def bye(self) -> str | None:
         """The round's bye, where there is one (a bracket's first round may have several)."""
         return self.byes[0] if len(self.byes) == 1 else None
+
+
+def seed_of(seeds: Seeds, stage: int, rnd: int) -> int:
+    """Round ``rnd`` of ``stage``'s lot seed: its own where one is given, else the stage's first
+    round's (the bracket, the circle and the stage's tie lots are drawn once, in round 1)."""
+    if isinstance(seeds, int):
+        return seeds
+    if (stage, rnd) in seeds:
+        return seeds[(stage, rnd)]
+    same = sorted((r, v) for (st, r), v in seeds.items() if st == stage)
+    return same[0][1] if same else 0
 
 
 def bracket_positions(names: Sequence[str], seed: int, what: str) -> list[str | None]:
@@ -74,7 +90,7 @@ def _winner_of(
 
 
 def stage_field(
-    fmt: Format, stage_no: int, entrants: Sequence[Entrant], matches: Sequence[Match], seed: int
+    fmt: Format, stage_no: int, entrants: Sequence[Entrant], matches: Sequence[Match], seed: Seeds
 ) -> list[Entrant]:
     """Who plays stage ``stage_no``: everyone in stage 1, then those the last stage sends on."""
     if stage_no == 1:
@@ -111,7 +127,7 @@ def stage_field(
             f"stage {prev_no} ({prev.name}) is not finished: round {prev.rounds} has no results, "
             f"so stage {stage_no} cannot be drawn"
         )
-    table = standings(fmt, prev_no, field, matches, seed)
+    table = standings(fmt, prev_no, field, matches, seed_of(seed, prev_no, 1))
     keep = [s for s in table if not prev.advance or s.rank <= prev.advance]
     return [by_name[s.entrant] for s in keep]
 
@@ -122,10 +138,10 @@ def pair_round(
     rnd: int,
     entrants: Sequence[Entrant],
     matches: Sequence[Match],
-    seed: int,
+    seed: Seeds,
 ) -> Pairing:
     """The pairs of round ``rnd`` of stage ``stage_no`` after ``matches`` (checked), drawn with
-    ``seed``: the same inputs, the same pairs."""
+    ``seed`` (one for all rounds, or each round's own): the same inputs, the same pairs."""
     stage = fmt.stage(stage_no)
     if rnd < 1:
         raise FormatError(f"round {rnd}: rounds are numbered from 1")
@@ -138,7 +154,7 @@ def pair_round(
     if stage.kind == "knockout":
         return _knockout(fmt, stage, stage_no, rnd, field, matches, seed)
     if stage.kind == "round_robin":
-        return _round_robin(stage_no, rnd, field, seed, what)
+        return _round_robin(stage_no, rnd, field, seed_of(seed, stage_no, 1), what)
     return _swiss(fmt, stage, stage_no, rnd, field, matches, seed, what)
 
 
@@ -149,7 +165,7 @@ def _knockout(
     rnd: int,
     field: list[Entrant],
     matches: Sequence[Match],
-    seed: int,
+    seed: Seeds,
 ) -> Pairing:
     names = [e.name for e in field]
     what = f"{fmt.id}:{stage_no}"
@@ -157,14 +173,16 @@ def _knockout(
         return _cross(fmt, stage, stage_no, rnd, field, matches, seed)
     byes_had: set[str] = set()
     slots: list[str | None] = (
-        bracket_positions(names, seed, f"{what}:bracket") if stage.draw == "bracket" else [*names]
+        bracket_positions(names, seed_of(seed, stage_no, 1), f"{what}:bracket")
+        if stage.draw == "bracket"
+        else [*names]
     )
     for r in range(1, rnd + 1):
         if stage.draw == "each_round":
             alive = [s for s in slots if s is not None]
             if len(alive) <= max(stage.until, 1):
                 raise FormatError(f"round {r}: stage {stage_no} ({stage.name}) is over")
-            order = lot_order(alive, seed, f"{what}:{r}")
+            order = lot_order(alive, seed_of(seed, stage_no, r), f"{what}:{r}")
             byes: list[str] = []
             if len(order) % 2:
                 fresh = [n for n in order if n not in byes_had] or order
@@ -204,9 +222,10 @@ def _cross(
     rnd: int,
     field: list[Entrant],
     matches: Sequence[Match],
-    seed: int,
+    seed: Seeds,
 ) -> Pairing:
-    table = standings(fmt, stage_no - 1, field, matches, seed) if stage_no > 1 else []
+    lots = seed_of(seed, stage_no - 1, 1)
+    table = standings(fmt, stage_no - 1, field, matches, lots) if stage_no > 1 else []
     groups = sorted({s.group for s in table})
     if len(groups) != 2 or len(table) != 4:
         raise FormatError(
@@ -263,10 +282,11 @@ def _swiss(
     rnd: int,
     field: list[Entrant],
     matches: Sequence[Match],
-    seed: int,
+    seeds: Seeds,
     what: str,
 ) -> Pairing:
     names = [e.name for e in field]
+    seed = seed_of(seeds, stage_no, rnd)
     before = [m for m in matches if m.stage == stage_no and m.round < rnd]
     for r in range(1, rnd):
         if not _round_matches(before, stage_no, r):
@@ -279,7 +299,8 @@ def _swiss(
         return Pairing(
             tuple((order[i], order[i + 1]) for i in range(0, len(order), 2)), tuple(byes)
         )
-    score = {s.entrant: s.match_points for s in standings(fmt, stage_no, field, before, seed)}
+    lots = seed_of(seeds, stage_no, 1)
+    score = {s.entrant: s.match_points for s in standings(fmt, stage_no, field, before, lots)}
     low = min(score.values())
     jitter = random.Random(f"{seed}:{what}:{rnd}:swiss")
     g = nx.Graph()

@@ -54,6 +54,31 @@ def test_a_knockout_from_draw_to_final(tmp_path: Path) -> None:
     assert [(x.a, x.b) for x in other.draw(1, 1, seed=42, by="lin")] == [(r1[0].a, r1[0].b)]
 
 
+def test_each_round_drawn_with_its_own_lot_seed_keeps_the_bracket(tmp_path: Path) -> None:
+    """A referee types a new lot seed for round 2: the bracket drawn in round 1 stands (a new
+    seed used to redraw it, and round 2 failed: 'has no result yet')."""
+    store = TournamentStore(tmp_path)
+    store.setup("community-10ka", "社区杯", by="lin")
+    store.import_entrants(CSV, by="lin")
+    (first,) = store.draw(1, 1, seed=42, by="lin")
+    store.record_result(first.id, won(), source="t1", by="node")
+    store.confirm_result(first.id, by="wang")
+    r2 = store.draw(1, 2, seed=7, by="lin")
+    same = TournamentStore(tmp_path / "one-seed")
+    same.setup("community-10ka", "社区杯", by="lin")
+    same.import_entrants(CSV, by="lin")
+    (again,) = same.draw(1, 1, seed=42, by="lin")
+    same.record_result(again.id, won(), source="t1", by="node")
+    same.confirm_result(again.id, by="wang")
+    assert [(p.a, p.b) for p in r2] == [(p.a, p.b) for p in same.draw(1, 2, seed=42, by="lin")]
+    assert first.a in {x for p in r2 for x in (p.a, p.b)}  # round 1's winner goes on
+    for p in r2:
+        store.record_result(p.id, won(), source=p.tables[0], by="node")
+        store.confirm_result(p.id, by="wang")
+    assert len(store.draw(1, 3, seed=99, by="lin")) == 1
+    assert [s.rank for s in store.standings()][:1] == [1]
+
+
 def test_correction_is_audited_and_bad_results_lose_nothing(tmp_path: Path) -> None:
     store = TournamentStore(tmp_path)
     store.setup("gouji-qingdao", "青岛杯", by="lin")
