@@ -21,7 +21,8 @@ the first still frame to the event (median), and replay frames/s.
                                         # spends on each frame of cards landing)
 
 Each run also prints how many frames the recognizer read and its mean time per frame read:
-the node reads a seat area in every frame while its cards land (``[reading] every_frame``).
+with ``[reading] every_frame = true`` the node reads a seat area in every frame while its
+cards land (off by default).
 
 Renders go to ``renders/bench/`` (``renders/bench-train/``; git-ignored), reused when there.
 The latency histogram goes to ``artifacts/bench/pipeline_latency.png`` (git-ignored).

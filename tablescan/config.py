@@ -209,11 +209,11 @@ class ReadingSection(_Section):
         "this score; what that adds is doubted (a referee confirms it).",
     )
     every_frame: bool = Field(
-        default=True,
+        default=False,
         description="Read a seat's cards in every frame while they land, not only when the "
         "area settles, and judge the settled read with those frames' votes (a pair's lower "
         "card keeps the read it had before the upper one covered it). Costs a recognizer "
-        "call per frame of play.",
+        "call per frame of play (three frames in four): off until it is measured to help.",
     )
 
 
@@ -420,7 +420,7 @@ class TableConfig:
     sure_score: float = SURE_SCORE
     recheck_frames: int = RECHECK_FRAMES
     weak_read: float = WEAK_READ
-    every_frame: bool = True
+    every_frame: bool = False
     camera_size: tuple[int, int] = CAMERA_SIZE
     lost_after_s: float = 1.0
     retry_max_s: float = 0.5

@@ -92,7 +92,7 @@ class TableReader:
         still_frames: int = 2,
         motion_threshold: float = 0.004,
         card_height: float = 170.0,
-        every_frame: bool = True,
+        every_frame: bool = False,
     ) -> None:
         self.layout = layout
         self.detector = detector
