@@ -719,6 +719,7 @@ document.addEventListener("click", async (e) => {
     if (btn.dataset.act === "upheld" || btn.dataset.act === "dismissed") {
       const note = $(`[data-key="note-${CSS.escape(btn.dataset.id)}"]`);
       await post(`/api/tables/${encodeURIComponent(TID)}/rulings`, { violation: btn.dataset.id, decision: btn.dataset.act, note: note ? note.value : "" });
+      if (note) note.value = "";  /* the note went into the record: the box starts empty again */
     } else if (btn.dataset.act === "correct") {
       const input = $(`[data-key="fix-${btn.dataset.seq}"]`);
       await preview({ ref: Number(btn.dataset.seq), cards: input.value });

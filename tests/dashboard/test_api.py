@@ -287,3 +287,15 @@ def test_a_second_match_on_a_table_starts_a_fresh_view(app: Flask, hub: Hub, clo
     assert v["hand"] == 1 and v["seq"] == offset + 11
     assert all(p["seq"] >= offset for p in v["plays"])
     assert all(x["at_seq"] >= offset for x in v["violations"])
+
+
+def test_dismissing_needs_a_note(client: tuple[FlaskClient, str]) -> None:
+    """A dismissal clears a player: the record must say why; in the page's language."""
+    c, csrf = client
+    for lang, words in (("zh-CN", "驳回需要"), ("en", "Dismissing needs a note")):
+        resp = c.post(
+            "/api/tables/t1/rulings",
+            json={"violation": BURY, "decision": "dismiss", "note": "  "},
+            headers={"X-CSRF-Token": csrf, "Accept-Language": lang},
+        )
+        assert resp.status_code == 400 and words in resp.get_json()["error"], resp.get_json()
