@@ -11,6 +11,7 @@ import shutil
 from typing import Any
 
 from flask import Blueprint, Response, current_app, jsonify, request, send_file, stream_with_context
+from flask_babel import gettext
 
 from dashboard.auth import current_user, role_required
 from dashboard.hub import Hub
@@ -218,6 +219,9 @@ def rulings(tid: str) -> Any:
         return _bad(f"violation {ref!r}: no such violation or prompt on table {tid}", 404)
     user = current_user()
     assert user is not None
+    if decision == "dismissed" and not str(data.get("note") or "").strip():
+        # a dismissal clears a player: the record says why
+        return _bad(str(gettext("Dismissing needs a note saying why (it goes in the record).")))
     event = {"type": "ruling", "ref": ref, "decision": decision, "by": user.name}
     if data.get("note"):
         event["note"] = str(data["note"])[:500]

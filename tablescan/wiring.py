@@ -113,17 +113,24 @@ def min_score_of(cfg: TableConfig, detector: Detector) -> float:
     return float(getattr(thresholds, "sure_score", DEFAULT_MIN_SCORE))
 
 
+def resolve_model(path: Path) -> Path | None:
+    """The model file a node would load: ``path``, else the shipped ``models/<name>`` (a
+    config written by ``setup`` or ``render-match`` names it relative to itself)."""
+    if path.exists():
+        return path
+    alt = Path(__file__).resolve().parent.parent / "models" / path.name
+    return alt if alt.exists() else None
+
+
 def load_detector(cfg: TableConfig, model: Path | None = None) -> Detector:
     """The shipped recognizer (``vision.detect.CardDetector``) on the configured model."""
     path = model or cfg.model
     if path is None:
         raise FileNotFoundError(f"{cfg.path}: model.path: no recognizer model configured")
-    if not path.exists():
-        alt = Path(__file__).resolve().parent.parent / "models" / path.name
-        if alt.exists():
-            path = alt
-        else:
-            raise FileNotFoundError(f"{cfg.path}: model.path: {path} does not exist")
+    found = resolve_model(path)
+    if found is None:
+        raise FileNotFoundError(f"{cfg.path}: model.path: {path} does not exist")
+    path = found
     from vision.detect import CardDetector
 
     detector: Detector = CardDetector(str(path))

@@ -587,7 +587,7 @@ function violationHTML(v, x, rulings) {
         ? `<div class="decide"><textarea data-key="note-${esc(x.id)}" placeholder="${esc(t("Note for the record (why)"))}"></textarea><div class="row"><button class="primary rule-btn" data-act="upheld" data-id="${esc(x.id)}">${esc(t("Uphold"))}</button><button class="rule-btn" data-act="dismissed" data-id="${esc(x.id)}">${esc(t("Dismiss"))}</button></div><div class="small msg"></div></div>`
         : r ? `<div class="muted">${esc(t("{decision} by {who} at {when}", { decision: statusText(r.decision), who: r.by, when: clock(r.at) }))}${r.note ? `<br>“${esc(r.note)}”` : ""}</div>` : status === "open" ? `<div class="muted">${esc(t("Awaiting a referee."))}</div>` : "";
       const how = { immediate: t("seen at once"), retroactive: t("proven by a later play"), audit: t("found at the end of the hand"), referee: t("entered by a referee") }[x.how] || x.how || "";
-      const summary = `<summary class="who-rule"><span class="rule" data-rule="${esc(x.rule)}">${esc(ruleName(x.rule))}</span><span>${seatName(v, x.seat)}</span><span class="status ${esc(status)}">${esc(statusText(status))}</span>${x.provisional ? `<span class="status">${esc(t("provisional"))}</span>` : ""}<span class="muted">${esc(t("hand {n}", { n: x.hand }))} · ${esc(how)} · ${esc(t("penalty"))}: ${penaltyText(x.penalty)}</span>${status !== "open" && r ? `<span class="muted small decided-by">${esc(t("{decision} by {who} at {when}", { decision: statusText(r.decision), who: r.by, when: clock(r.at) }))}</span>` : ""}</summary>`;
+      const summary = `<summary class="who-rule"><span class="rule" data-rule="${esc(x.rule)}">${esc(ruleName(x.rule))}</span><span>${seatName(v, x.seat)}</span><span class="status ${esc(status)}">${esc(statusText(status))}</span>${x.provisional ? `<span class="status">${esc(t("provisional"))}</span>` : ""}<span class="muted">${esc(t("hand {n}", { n: x.hand }))} · ${esc(how)} · ${esc(t("penalty"))}: ${penaltyText(x.penalty)}</span>${status !== "open" && r ? `<span class="muted small decided-by">${esc(t("{decision} by {who} at {when}", { decision: statusText(r.decision), who: r.by, when: clock(r.at) }))}${r.note ? ` “${esc(r.note)}”` : ""}</span>` : ""}</summary>`;
       /* an open flag is open to read; a decided one folds to its summary line */
       return `<details class="panel viol" data-violation="${esc(x.id)}"${status === "open" ? " open" : ""}>${summary}`
         + `<div class="who-rule">${citeBlock(x)}</div>`
@@ -724,6 +724,7 @@ document.addEventListener("click", async (e) => {
     if (btn.dataset.act === "upheld" || btn.dataset.act === "dismissed") {
       const note = $(`[data-key="note-${CSS.escape(btn.dataset.id)}"]`);
       await post(`/api/tables/${encodeURIComponent(TID)}/rulings`, { violation: btn.dataset.id, decision: btn.dataset.act, note: note ? note.value : "" });
+      if (note) note.value = "";  /* the note went into the record: the box starts empty again */
     } else if (btn.dataset.act === "correct") {
       const input = $(`[data-key="fix-${btn.dataset.seq}"]`);
       await preview({ ref: Number(btn.dataset.seq), cards: input.value });

@@ -23,6 +23,11 @@ def check_file(args: argparse.Namespace) -> int:
     except ConfigError as e:
         print(e, file=sys.stderr)
         return 2
+    from tablescan.wiring import resolve_model
+
+    if cfg.model is not None and resolve_model(cfg.model) is None:  # a node would fail at start
+        print(f"{cfg.path}: model.path: no such file {str(cfg.model)!r}", file=sys.stderr)
+        return 2
     print(
         f"{cfg.path}: ok: table {cfg.table_id}, {cfg.game} ({cfg.profile}), "
         f"{len(cfg.seats)} seats, calibration {cfg.calibration.method}, source {cfg.source}"

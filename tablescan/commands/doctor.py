@@ -282,6 +282,22 @@ def check_broker(broker: str | None) -> Verdict:
     return Verdict("ok", "broker", f"{host}:{number}: MQTT broker accepts connections")
 
 
+def broker_verdict(broker: str | None, cfg: Any) -> Verdict:
+    """``--broker`` when given; else the config's ``[hall]`` broker; a table with no
+    ``[hall]`` stands alone and needs none (no warning about a broker it never uses)."""
+    if broker is not None or cfg is None:
+        return check_broker(broker)
+    hall = getattr(cfg, "hall", None)
+    if hall is None:
+        return Verdict("ok", "broker", "no [hall] in the config: this table needs no broker")
+    from hall.config import parse_broker
+
+    b = parse_broker(hall.broker)
+    if b.tls:
+        return Verdict("ok", "broker", f"{hall.broker}: TLS broker configured (not probed)")
+    return check_broker(f"{b.host}:{b.port}")
+
+
 def doctor(args: argparse.Namespace) -> int:
     from tablescan.i18n import choose, use
 
@@ -303,7 +319,7 @@ def doctor(args: argparse.Namespace) -> int:
     say(check_disk(args.data))
     say(check_key(args.data, args.key_dir))
     say(check_clock())
-    say(check_broker(args.broker))
+    say(broker_verdict(args.broker, cfg))
     fails = sum(v.level == "fail" for v in verdicts)
     warns = sum(v.level == "warn" for v in verdicts)
     print(f"{'fail' if fails else 'ok':<4} verdict: {fails} failed, {warns} warnings")

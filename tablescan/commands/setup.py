@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any
 
 GAMES = {"80-points": ("tractor", "standard", 2), "gouji": ("gouji", "gouji-core", 4)}
-SEAT_NAMES = {n: [f"Seat {i + 1}" for i in range(n)] for n in (4, 6)}
+#: each seat by the index its area has (``seat0`` …): "0号位" reads as the area it names
+SEAT_NAMES = {n: [f"{i}号位" for i in range(n)] for n in (4, 6)}
 CARD_HEIGHT_MM = 89.0  # a poker-size card
 
 

@@ -327,3 +327,15 @@ def test_every_json_endpoint_refuses_a_poison_body_with_a_clear_400(
     r = c.get("/api/tables/t1/stream", headers={"Last-Event-ID": "9" * 100_000}, buffered=False)
     assert r.status_code == 200
     r.close()
+
+
+def test_dismissing_needs_a_note(client: tuple[FlaskClient, str]) -> None:
+    """A dismissal clears a player: the record must say why; in the page's language."""
+    c, csrf = client
+    for lang, words in (("zh-CN", "驳回需要"), ("en", "Dismissing needs a note")):
+        resp = c.post(
+            "/api/tables/t1/rulings",
+            json={"violation": BURY, "decision": "dismiss", "note": "  "},
+            headers={"X-CSRF-Token": csrf, "Accept-Language": lang},
+        )
+        assert resp.status_code == 400 and words in resp.get_json()["error"], resp.get_json()

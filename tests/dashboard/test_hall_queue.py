@@ -77,7 +77,7 @@ def test_the_hall_queue_lists_both_tables_newest_first(
     # ruled at the table's queue: gone from the hall's; the prompt settled: gone too
     resp = c.post(
         "/api/tables/t1/rulings",
-        json={"violation": bury["id"], "decision": "dismiss"},
+        json={"violation": bury["id"], "decision": "dismiss", "note": "camera missed a card"},
         headers={"X-CSRF-Token": csrf},
     )
     assert resp.status_code == 201, resp.get_json()

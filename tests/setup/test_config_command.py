@@ -44,3 +44,29 @@ def test_config_check_names_the_misspelt_key_and_its_line(tmp_path: Path) -> Non
         f"{path}: areas: missing",
     ]
     assert "Traceback" not in done.stderr
+
+
+def test_config_check_refuses_a_four_seat_gouji_table_and_a_missing_model(tmp_path: Path) -> None:
+    from tablescan.config import dump_config, layout_tables
+    from vision.calibration import default_layout
+
+    def table(game: str, profile: str, seats: int, model: str | None) -> Path:
+        raw: dict[str, object] = {
+            "table": {"id": "t1", "game": game, "profile": profile,
+                      "seats": [f"P{i}" for i in range(seats)]},
+            "calibration": {"method": "aruco", "table_size": [900.0, 900.0]},
+            **layout_tables(default_layout(seats)),
+        }  # fmt: skip
+        if model is not None:
+            raw["model"] = {"path": model}
+        path = tmp_path / f"{game}-{seats}.toml"
+        path.write_text(dump_config(raw), encoding="utf-8")
+        return path
+
+    done = check(table("gouji", "gouji-abqu", 4, None))
+    assert done.returncode == 2
+    assert "table.seats: a gouji table has 6 seats, got 4" in done.stderr
+    done = check(table("tractor", "standard", 4, "no-such.onnx"))
+    assert done.returncode == 2
+    assert "model.path: no such file" in done.stderr and "no-such.onnx" in done.stderr
+    assert check(table("gouji", "gouji-abqu", 6, None)).returncode == 0

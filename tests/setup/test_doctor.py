@@ -130,3 +130,20 @@ def test_key_command_makes_and_shows_the_key(tmp_path: Path) -> None:
     assert len(ident) == 16 and (tmp_path / "etc" / "node.key").stat().st_mode & 0o777 == 0o600
     again = subprocess.run(run, capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert again.stdout == made.stdout  # the same key, not a new one
+
+
+def test_doctor_needs_no_broker_for_a_table_without_hall(tmp_path: Path) -> None:
+    """A config with no ``[hall]`` never talks to a broker: no warning about one (there is
+    none on 127.0.0.1 here)."""
+    run = [sys.executable, "-m", "tablescan"]
+    cfg = tmp_path / "t1.toml"
+    subprocess.run(
+        [*run, "setup", "--game", "gouji", "-o", str(cfg), "--source", str(tmp_path)],
+        check=True, cwd=ROOT, timeout=60,
+    )  # fmt: skip
+    done = subprocess.run(
+        [*run, "doctor", "--config", str(cfg), "--serial", "loop://", "--data", str(tmp_path)],
+        capture_output=True, text=True, cwd=ROOT, timeout=60,
+    )  # fmt: skip
+    line = next(x for x in done.stdout.splitlines() if x.split(":")[0].endswith("broker"))
+    assert line.startswith("ok ") and "no [hall]" in line, line

@@ -43,6 +43,10 @@ def test_setup_writes_a_commented_file_config_check_accepts(
     cfg = load_config(out)
     assert cfg.table_id == "table-1" and len(cfg.seats) == seats
     assert cfg.game == ("tractor" if game == "80-points" else "gouji")
+    # each seat named by its area's index (seat0 is 0号位), not a 1-based English "Seat 1"
+    areas = {a.seat: a.name for a in cfg.areas if a.kind == "seat"}
+    assert [f"seat{i}" for i in range(seats)] == [areas[i] for i in range(seats)]
+    assert list(cfg.seats) == [f"{i}号位" for i in range(seats)]
     polys = [np.array(a.polygon, np.float32) for a in cfg.areas]
     overlaps = [
         cv2.intersectConvexConvex(a, b)[0] for i, a in enumerate(polys) for b in polys[i + 1 :]
