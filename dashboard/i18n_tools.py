@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 import sys
+from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from io import BytesIO
@@ -33,6 +34,9 @@ METHODS = [
 KEYWORDS = {"_": None, "gettext": None, "_l": None}
 OPTIONS = {"templates/**.html": {"extensions": "jinja2.ext.i18n"}}
 
+
+#: One entry's key in a ``.po`` file: its msgctxt and msgid lines, as written.
+ENTRY = re.compile(r'^((?:msgctxt ".*"\n(?:".*"\n)*)?msgid ".*"\n(?:".*"\n)*)', re.M)
 
 #: ``t("…")`` / ``tHTML("…")`` in the pages' scripts (cards.js): the msgid is a plain literal.
 JS_CALL = re.compile(r'(?<![\w.$])(t|tHTML)\(\s*"((?:[^"\\\n]|\\.)*)"')
@@ -104,12 +108,22 @@ class Catalogs:
             path.write_bytes(buf.getvalue())
 
     def problems(self) -> list[str]:
-        """Each msgid used but missing from a catalog, or left untranslated there."""
+        """Each msgid used but missing from a catalog, left untranslated there, or written
+        twice (``.po`` files merge as a union, and ``read_po`` silently keeps one of two
+        entries: the page would show whichever translation it kept)."""
         used = sorted({str(m.id) for m in self.extract() if m.id})
         out = []
         for lang in self.langs:
             have = {m.id: m.string for m in self.load(lang) if m.id}
             where = self.po_path(lang).relative_to(ROOT.parent)
+            if self.po_path(lang).exists():
+                text = self.po_path(lang).read_text(encoding="utf-8")
+                seen = Counter(ENTRY.findall(text))
+                out += [
+                    f"{lang}: {k!r} is written {n} times in {where}"
+                    for k, n in seen.items()
+                    if n > 1
+                ]
             for mid in used:
                 if mid not in have:
                     out.append(f"{lang}: {mid!r} is not in {where}")

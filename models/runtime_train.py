@@ -1,7 +1,7 @@
 """The index classifier trained on what the runtime shows it (issue 26, item 3).
 
-    nice -n 19 env OMP_NUM_THREADS=1 PYTHONPATH=$PWD .venv/bin/python -m models.train \\
-        --runtime-minutes 40 --resume models/cls_runtime.pt --workers 1
+    nice -n 19 env OMP_NUM_THREADS=1 PYTHONPATH=$PWD .venv/bin/python -m models.runtime_train \\
+        --minutes 40 --resume models/cls_runtime.pt --workers 1
 
 Why: the classifier reads crops cut at the *localiser's* geometry (its peak, its "down"
 vector, its card height, at the three ``TTA_SCALES``), not at the true corner; and v2's
@@ -26,11 +26,13 @@ their true geometry (read with the runtime's three scales), never on training de
 
 from __future__ import annotations
 
+import argparse
 import json
 import logging
 import math
 import multiprocessing as mp
 import os
+import sys
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -398,3 +400,56 @@ def _save(path: Path, cls: Any, opt: Any, state: dict[str, Any], cpu_h: float) -
     torch.save({"cls": cls.state_dict(), "opt": opt.state_dict(), "record": state}, tmp)
     tmp.replace(path)
     path.with_suffix(".json").write_text(json.dumps(state, indent=1))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m models.runtime_train``: its own command, so that ``models.train`` (which
+    this module builds on) never imports it back."""
+    ap = argparse.ArgumentParser(prog="python -m models.runtime_train", description=__doc__)
+    ap.add_argument("--minutes", type=float, required=True, help="minutes of training")
+    ap.add_argument(
+        "--resume",
+        type=Path,
+        default=Path("models/cls_runtime.pt"),
+        help="runtime-crop checkpoint to continue (and to write)",
+    )
+    ap.add_argument("--out", type=Path, default=None, help="export the model here (ONNX)")
+    ap.add_argument("--ckpt", type=Path, default=Path("artifacts/runtime_train"), help="cache")
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--workers", type=int, default=1, help="scene-composing processes")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--cls-lr", type=float, default=5e-4, help="classifier learning rate")
+    ap.add_argument("--real-bank", type=Path, default=None, help="real-photo crops (.npz)")
+    ap.add_argument("--pack", type=Path, default=None, help="training renders from this pack")
+    ap.add_argument("--holdout-scenes", type=int, default=60, help="held-out corner bank")
+    ap.add_argument("--eval-pack", type=Path, default=None, help="held-out renders (pack)")
+    ap.add_argument("--eval-every", type=float, default=10.0, help="minutes between judgements")
+    ap.add_argument("--max-steps", type=int, default=10**9, help="stop after this many steps")
+    ap.add_argument("--designs", default="", help="training designs to use (comma-separated)")
+    args = ap.parse_args(argv)
+    import torch  # the training extra: imported only when training
+
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    torch.set_num_threads(args.threads)
+    rec = run(
+        args.minutes,
+        args.resume,
+        args.out,
+        workers=args.workers,
+        seed=args.seed,
+        lr=args.cls_lr,
+        real_bank=args.real_bank,
+        pack=args.pack,
+        holdout_scenes=args.holdout_scenes,
+        eval_every=args.eval_every,
+        cache=args.ckpt,
+        max_steps=args.max_steps,
+        only=tuple(n for n in args.designs.split(",") if n),
+        eval_pack=args.eval_pack,
+    )
+    print(f"runtime crops: {rec['steps']} steps in all, {rec['cpu_s'] / 3600:.2f} CPU h")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -459,50 +459,10 @@ def main(argv: list[str] | None = None) -> int:
         "--procedural", type=int, default=0, help="procedural index corners added to the crops"
     )
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument(
-        "--runtime-minutes",
-        type=float,
-        default=0,
-        help="minutes training the classifier on runtime crops (models/runtime_train.py)",
-    )
-    ap.add_argument(
-        "--resume",
-        type=Path,
-        default=Path("models/cls_runtime.pt"),
-        help="runtime-crop checkpoint to continue (and to write)",
-    )
-    ap.add_argument("--real-bank", type=Path, default=None, help="real-photo crops (.npz)")
-    ap.add_argument("--pack", type=Path, default=None, help="training renders from this pack")
-    ap.add_argument("--holdout-scenes", type=int, default=60, help="held-out corner bank")
-    ap.add_argument("--eval-pack", type=Path, default=None, help="held-out renders (pack)")
-    ap.add_argument("--eval-every", type=float, default=10.0, help="minutes between judgements")
-    ap.add_argument("--max-steps", type=int, default=10**9, help="stop after this many steps")
-    ap.add_argument("--designs", default="", help="training designs to use (comma-separated)")
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     torch.set_num_threads(args.threads)
     t0 = time.monotonic()
-    if args.runtime_minutes > 0:  # issue 26: the classifier on the runtime's own crops
-        from models.runtime_train import run
-
-        rec = run(
-            args.runtime_minutes,
-            args.resume,
-            args.out,
-            workers=args.workers,
-            seed=args.seed,
-            lr=args.cls_lr if args.cls_lr != 3e-3 else 5e-4,
-            real_bank=args.real_bank,
-            pack=args.pack,
-            holdout_scenes=args.holdout_scenes,
-            eval_every=args.eval_every,
-            cache=args.ckpt,
-            max_steps=args.max_steps,
-            only=tuple(n for n in args.designs.split(",") if n),
-            eval_pack=args.eval_pack,
-        )
-        print(f"runtime crops: {rec['steps']} steps in all, {rec['cpu_s'] / 3600:.2f} CPU h")
-        return 0
     if args.finetune_cls > 0:  # classifier on the localiser's own peaks, from checkpoints
         train, val = scene_paths(args.data)
         bank = peak_bank(train[: args.cls_scenes], args.out, args.seed + 11)

@@ -27,12 +27,14 @@ def _no_video(
     leads: Collection[int],
     sweepers: dict[int, int],
     split: str = "train",
+    fps: float = 0.0,
+    image_size: tuple[int, int] = IMAGE_SIZE,
     design: str | None = None,
 ) -> DrawnMatch:
     """``draw_gouji`` without the video: the timeline, a camera and the six-seat layout."""
     tl = direct_gouji(events, seed, leads, sweepers)
     layout = default_layout(6, TABLE, CARD_H)
-    camera = Camera.random(seed, IMAGE_SIZE)
+    camera = Camera.random(seed, image_size)
     return DrawnMatch(out, out.with_suffix(".labels.jsonl"), 0, "stub", tl, camera, layout)
 
 
