@@ -724,7 +724,7 @@ document.addEventListener("click", async (e) => {
   btn.disabled = true;
   try {
     if (btn.dataset.act === "upheld" || btn.dataset.act === "dismissed") {
-      const note = (box && $("textarea[data-key^='note-']", box)) || $(`[data-key="note-${CSS.escape(btn.dataset.id)}"]`);
+      const note = (box && $(".hq-note", box)) || $(`[data-key="note-${CSS.escape(btn.dataset.id)}"]`);
       answer = await post(`/api/tables/${encodeURIComponent(table)}/rulings`, { violation: btn.dataset.id, decision: btn.dataset.act, note: note ? note.value : "" });
       if (note) note.value = "";  /* the note went into the record: the box starts empty again */
     } else if (btn.dataset.act === "correct") {
@@ -837,7 +837,7 @@ function hallQueueDecide(x) {
   const key = `note-${x.table}:${x.id}`;
   const buttons = x.kind === "needs_referee"
     ? `<button class="rule-btn" data-act="stands" data-table="${esc(x.table)}" data-seq="${esc(x.ref)}">${esc(t("Reading stands"))}</button>`
-    : `<textarea data-key="${esc(key)}" placeholder="${esc(t("Note for the record (why)"))}"></textarea><div class="row"><button class="primary rule-btn" data-act="upheld" data-table="${esc(x.table)}" data-id="${esc(x.id)}">${esc(t("Uphold"))}</button><button class="rule-btn" data-act="dismissed" data-table="${esc(x.table)}" data-id="${esc(x.id)}">${esc(t("Dismiss"))}</button></div>`;
+    : `<textarea class="hq-note" data-key="${esc(key)}" placeholder="${esc(t("Note for the record (why)"))}"></textarea><div class="row"><button class="primary rule-btn" data-act="upheld" data-table="${esc(x.table)}" data-id="${esc(x.id)}">${esc(t("Uphold"))}</button><button class="rule-btn" data-act="dismissed" data-table="${esc(x.table)}" data-id="${esc(x.id)}">${esc(t("Dismiss"))}</button></div>`;
   return `<div class="decide hq-decide" style="flex-basis:100%">${buttons}<div class="small msg"></div></div>`;
 }
 
