@@ -129,6 +129,13 @@ def hall_violations() -> Any:
     return jsonify(hall_queue(hub()))
 
 
+@bp.get("/tables/<tid>/waiting")
+def waiting(tid: str) -> Any:
+    """At the hall desk: the rulings sent to ``tid`` that its record does not show yet, by
+    what they rule (``{ref: {decision, by, note, at}}``; ``{}`` elsewhere)."""
+    return jsonify(hub().waiting(tid))
+
+
 @bp.get("/tables/<tid>/state")
 def state(tid: str) -> Any:
     table = _table_or_404(tid)

@@ -579,11 +579,23 @@ document.addEventListener("change", (e) => {
   if (lastView) drawQueue(lastView);
 });
 
+/* At the hall desk: rulings sent that the table has not taken yet (GET .../waiting), by what
+   they rule; such a flag says "sent, waiting for the table" instead of offering the buttons. */
+let WAITING = {};
+async function loadWaiting() {
+  try { WAITING = await getJSON(`/api/tables/${encodeURIComponent(TID)}/waiting`); } catch (err) { WAITING = {}; }
+}
+
+function waitingHTML(w) {
+  return `<div class="hq-waiting small" data-waiting="${esc(w.decision)}"><b class="warn-text">${esc(t("Sent, waiting for the table"))}</b> · ${esc(t("{decision} by {who} at {when}", { decision: statusText(w.decision), who: w.by, when: clock(w.at) }))}${w.note ? ` “${esc(w.note)}”` : ""}</div>`;
+}
+
 function violationHTML(v, x, rulings) {
   {
       const status = x.status || "open";
       const r = rulings[x.id];
-      const decide = status === "open" && CAN_RULE
+      const decide = status === "open" && WAITING[x.id] ? waitingHTML(WAITING[x.id])
+        : status === "open" && CAN_RULE
         ? `<div class="decide"><textarea data-key="note-${esc(x.id)}" placeholder="${esc(t("Note for the record (why)"))}"></textarea><div class="row"><button class="primary rule-btn" data-act="upheld" data-id="${esc(x.id)}">${esc(t("Uphold"))}</button><button class="rule-btn" data-act="dismissed" data-id="${esc(x.id)}">${esc(t("Dismiss"))}</button></div><div class="small msg"></div></div>`
         : r ? `<div class="muted">${esc(t("{decision} by {who} at {when}", { decision: statusText(r.decision), who: r.by, when: clock(r.at) }))}${r.note ? `<br>“${esc(r.note)}”` : ""}</div>` : status === "open" ? `<div class="muted">${esc(t("Awaiting a referee."))}</div>` : "";
       const how = { immediate: t("seen at once"), retroactive: t("proven by a later play"), audit: t("found at the end of the hand"), referee: t("entered by a referee") }[x.how] || x.how || "";
@@ -741,6 +753,7 @@ document.addEventListener("click", async (e) => {
     }
     if (msg) { msg.textContent = answer && answer.pending ? t("Sent, waiting for the table.") : ""; msg.classList.remove("bad-text"); }
     if (PAGE === "hall_violations") drawHallQueue();
+    if (PAGE === "violations" && answer && answer.pending && lastView) show(lastView);  /* the flag now waits */
   } catch (err) {
     if (msg) { msg.textContent = err.message; msg.classList.add("bad-text"); } else alert(err.message);
   } finally {
@@ -829,10 +842,7 @@ function hallQueueItem(x) {
    the desk sent that the table has not taken yet shows as "sent, waiting for the table", and
    the buttons wait with it (the server refuses a second ruling meanwhile). */
 function hallQueueDecide(x) {
-  if (x.waiting) {
-    const w = x.waiting;
-    return `<div class="hq-decide hq-waiting small" data-waiting="${esc(w.decision)}" style="flex-basis:100%"><b class="warn-text">${esc(t("Sent, waiting for the table"))}</b> · ${esc(t("{decision} by {who} at {when}", { decision: statusText(w.decision), who: w.by, when: clock(w.at) }))}${w.note ? ` “${esc(w.note)}”` : ""}</div>`;
-  }
+  if (x.waiting) return `<div class="hq-decide" style="flex-basis:100%">${waitingHTML(x.waiting)}</div>`;
   if (!CAN_RULE) return "";
   const key = `note-${x.table}:${x.id}`;
   const buttons = x.kind === "needs_referee"
@@ -1013,6 +1023,7 @@ function show(v) {
   lastView = v;  // at once: the next delta applies to it
   queue = queue.then(async () => {
     if (PAGE === "corrections") await loadHistory();
+    if (PAGE === "violations") await loadWaiting();
     navBadge(v);
     DRAW[PAGE](v);
     seenSeq = v.seq;

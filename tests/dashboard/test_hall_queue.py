@@ -245,3 +245,37 @@ def test_the_hall_queue_rules_in_place(
         assert ruled[-1]["note"] == "camera missed a card"
     ctx.close()
     assert errors == []
+
+
+@pytest.mark.parametrize("lang", list(RULE))
+@pytest.mark.parametrize("width", [390, 1440])
+def test_the_tables_queue_shows_a_waiting_ruling(
+    site: dict[str, Any], browser: Browser, lang: str, width: int
+) -> None:
+    """On the table's own queue at the desk too: a ruling the table has not taken shows as
+    "sent, waiting for the table" in place of the buttons, after a reload as well."""
+    url, words, hub = site["server"].url, RULE[lang], site["hub"]
+    ctx, page, errors = open_page(browser, lang, width)
+    browser_login(page, url)
+    page.goto(url + "/tables/t2/violations")
+    flag = page.locator(".viol", has=page.locator("button[data-act=upheld]")).first
+    flag.wait_for()
+    vid = flag.get_attribute("data-violation")
+    flag = page.locator(f'.viol[data-violation="{vid}"]')
+    hub.hold, hub.held = True, {}
+    try:
+        flag.locator("textarea").fill("seen on camera")
+        flag.locator("button[data-act=upheld]").click()
+        flag.locator(".hq-waiting").wait_for()
+        assert words["sent"] in flag.inner_text()
+        assert flag.locator("button[data-act]").count() == 0
+        page.reload()
+        flag.locator(".hq-waiting").wait_for()
+        check_fits(page, f"table queue waiting {lang} {width}")
+        page.screenshot(
+            path=str(SCREENS / f"{lang}-{width}-violations-waiting.png"), full_page=True
+        )
+    finally:
+        hub.hold, hub.held = False, {}
+    ctx.close()
+    assert errors == []
