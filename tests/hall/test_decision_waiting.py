@@ -5,11 +5,12 @@ own judge (a hub over its store) rules the record it publishes."""
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 from dashboard.app import create_app
 from dashboard.desk import register
-from dashboard.hub import Hub
+from dashboard.hub import DecisionWaiting, Hub
 from dashboard.users import UserStore
 from evidence.store import EvidenceStore
 from hall.broker import LocalBroker
@@ -73,10 +74,30 @@ def test_a_desk_decision_waits_for_the_table_and_a_second_is_refused(
             "hall_decision"
         ]  # the refused one was never chained nor sent
 
-        pub = start_publisher(node, "t1", cfg)  # the table is back: it takes the decision
+        # two referees at once on another flag, contrary: one is sent, the other refused
+        other = next(v["id"] for v in _violations(hub) if v["id"] != BURY)
+        results: list[object] = []
+
+        def rule(decision: str) -> None:
+            event = {"type": "ruling", "ref": other, "decision": decision, "by": "ref1"}
+            try:
+                results.append(hub.append("t1", {**event, "note": "at once"}))
+            except DecisionWaiting as e:
+                results.append(e)
+
+        both = [threading.Thread(target=rule, args=(d,)) for d in ("upheld", "dismissed")]
+        for th in both:
+            th.start()
+        for th in both:
+            th.join(10)
+        assert sorted(type(r).__name__ for r in results) == ["DecisionWaiting", "int"]
+        assert len(hub.store.rows(table="t1", kind="action")) == 2
+
+        pub = start_publisher(node, "t1", cfg)  # the table is back: it takes the decisions
         wait_for(lambda: not hub.waiting("t1"), 15, "the table to take the decision")
         ruled = [e for e in node.events("t1") if e["type"] == "ruling"]
-        assert [(e["ref"], e["decision"]) for e in ruled] == [(BURY, "upheld")]
+        assert [e["ref"] for e in ruled].count(BURY) == 1 and len(ruled) == 2
+        assert next(e["decision"] for e in ruled if e["ref"] == BURY) == "upheld"
         item = next((x for x in c.get("/api/violations").get_json() if x["id"] == BURY), None)
         assert item is None or item["waiting"] is None
     finally:
