@@ -14,7 +14,7 @@ from flask import Blueprint, Response, current_app, jsonify, request, send_file,
 from flask_babel import gettext
 
 from dashboard.auth import current_user, role_required
-from dashboard.hub import Hub
+from dashboard.hub import DecisionWaiting, Hub
 from dashboard.jsonbody import json_errors, payload
 from dashboard.sse import hall_stream, table_stream
 from engine.cards import CardError, format_cards, parse_cards
@@ -78,6 +78,7 @@ def hall_queue(h: Hub) -> list[dict[str, Any]]:
                 return str(seats[seat].get("name")) if ok else None
 
             base = {"table": tid, "link": links.get(tid), "url": f"/tables/{tid}/violations"}
+            waiting = h.waiting(tid)  # the desk: decisions sent, the table not yet showing them
             for v in view.get("violations", []):
                 if (v.get("status") or "open") != "open":
                     continue
@@ -95,6 +96,7 @@ def hall_queue(h: Hub) -> list[dict[str, Any]]:
                         "how": v.get("how"),
                         "penalty": v.get("penalty"),
                         "provisional": bool(v.get("provisional")),
+                        "waiting": waiting.get(str(v.get("id"))),
                         "seq": seq,
                         "at": wall.get(seq) if seq is not None else None,
                     }
@@ -113,6 +115,7 @@ def hall_queue(h: Hub) -> list[dict[str, Any]]:
                         "seat_name": seat_name(seat),
                         "hand": view.get("hand"),
                         "type": target.get("type") if target else None,
+                        "waiting": waiting.get(f"seq:{e.get('ref')}"),
                         "seq": e.get("seq"),
                         "at": wall.get(e.get("seq")),
                     }
@@ -124,6 +127,13 @@ def hall_queue(h: Hub) -> list[dict[str, Any]]:
 @bp.get("/violations")
 def hall_violations() -> Any:
     return jsonify(hall_queue(hub()))
+
+
+@bp.get("/tables/<tid>/waiting")
+def waiting(tid: str) -> Any:
+    """At the hall desk: the rulings sent to ``tid`` that its record does not show yet, by
+    what they rule (``{ref: {decision, by, note, at}}``; ``{}`` elsewhere)."""
+    return jsonify(hub().waiting(tid))
 
 
 @bp.get("/tables/<tid>/state")
@@ -227,9 +237,23 @@ def rulings(tid: str) -> Any:
         event["note"] = str(data["note"])[:500]
     try:
         seq = hub().append(tid, event)
+    except DecisionWaiting as e:
+        msg = gettext(
+            "A decision (%(decision)s) on this violation was sent and is waiting for the table;"
+            " a second one is refused until the table's record shows the first.",
+            decision=_decision_word(e.decision),
+        )
+        return _bad(str(msg), 409)
     except StoreError as e:
         return _bad(str(e))
+    if seq < 0:  # the hall desk: sent, the table has not taken it yet (re-sent until it does)
+        body = {"seq": None, "pending": True, "waiting": hub().waiting(tid).get(ref)}
+        return jsonify(body), 202
     return _written(tid, seq)
+
+
+def _decision_word(decision: str) -> str:
+    return str(gettext("upheld") if decision == "upheld" else gettext("dismissed"))
 
 
 @bp.post("/tables/<tid>/match")

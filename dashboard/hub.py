@@ -146,6 +146,16 @@ class LiveTable:
                     del self.history[:-HISTORY], self.history_t[:-HISTORY]
 
 
+class DecisionWaiting(Exception):
+    """A ruling refused because an earlier one on the same violation was sent to the table
+    and its record does not show it yet (the hall desk)."""
+
+    def __init__(self, ref: str, decision: str) -> None:
+        super().__init__(f"{ref}: a decision ({decision}) is waiting for the table")
+        self.ref = ref
+        self.decision = decision
+
+
 class Hub:
     def __init__(
         self,
@@ -272,6 +282,11 @@ class Hub:
         seq = self.store.append_event(tid, self.stamped(tid, event))
         self.poll()
         return seq
+
+    def waiting(self, tid: str) -> dict[str, dict[str, Any]]:
+        """Decisions sent to ``tid`` that its record does not show yet, by what they rule
+        (none here: this hub appends them itself; the desk's hub sends them to the table)."""
+        return {}
 
     def stamped(self, tid: str, event: Mapping[str, Any]) -> dict[str, Any]:
         """A referee-made event ready for the record: no seq (the store numbers it), ``v``

@@ -1,13 +1,17 @@
-"""Clips through the hall: each ``clip`` media row a node chained (``tablescan.clips``) goes to
-the desk on ``tablescan/<hall>/<table>/clip`` (QoS 1), so the desk's pages show the same
-video beside the same violation. The desk checks the bytes against the sha256 the node
-chained and stores the clip in its own chain (content-addressed: a clip sent twice, after a
-node restart, is stored once).
+"""Evidence media through the hall: each ``clip`` media row a node chained (``tablescan.clips``)
+and each evidence ``frame`` (the still frames a play, and so a violation, rests on) goes to the
+desk on ``tablescan/<hall>/<table>/clip`` (QoS 1), so the desk's pages show the same video and
+the same frames beside the same violation. The desk checks the bytes against the sha256 and
+size of the node's media row (carried in the header) and stores the file in its own chain
+under the node's name (content-addressed: one sent twice, after a node restart, is stored
+once), so ``/api/media/<evidence id>`` resolves at the desk as at the table.
 
 Message: one JSON header line, ``\\n``, then the file's bytes::
 
-    {"v": 1, "table": T, "sha256": HEX, "size": N, "name": "<evidence>-clip", "seq": S,
-     "suffix": ".webm"}
+    {"v": 1, "table": T, "kind": "clip" | "frame", "sha256": HEX, "size": N,
+     "name": "<evidence>-clip" | "<evidence>-after" | ..., "seq": S, "suffix": ".webm"}
+
+(no ``kind``: a clip, as the first desks sent).
 """
 
 from __future__ import annotations
@@ -23,7 +27,11 @@ from evidence.store import EvidenceStore
 log = logging.getLogger(__name__)
 
 MAX_CLIP_BYTES = 8 * 1024 * 1024  # a 6 s phone-sized clip is ~300 KB; this is a bound, not a goal
+MAX_FRAME_BYTES = 2 * 1024 * 1024  # an evidence JPEG is ~50-200 KB
 SUFFIXES = (".webm", ".mp4")
+FRAME_SUFFIXES = (".jpg", ".jpeg", ".png")
+KINDS = ("clip", "frame")
+PER_TICK = 32  # messages a tick: a node's backlog of frames goes out over seconds, not at once
 SCAN_EVERY_S = 1.0
 
 
@@ -31,14 +39,17 @@ class ClipRefused(ValueError):
     """A clip message the desk does not store; the text names the table and what is wrong."""
 
 
-def clip_message(store: EvidenceStore, table: str, row: dict[str, Any]) -> bytes | None:
-    """The message for one of ``store.media_of(table, "clip")`` (None: its file is gone)."""
+def clip_message(
+    store: EvidenceStore, table: str, row: dict[str, Any], kind: str = "clip"
+) -> bytes | None:
+    """The message for one of ``store.media_of(table, kind)`` (None: its file is gone)."""
     path = store.media_path(row["sha256"])
     if path is None:
         return None
     header = {
         "v": 1,
         "table": table,
+        "kind": kind,
         "sha256": row["sha256"],
         "size": row["size"],
         "name": row["name"],
@@ -61,26 +72,38 @@ def store_clip(store: EvidenceStore, table: str, payload: bytes) -> str:
         raise ClipRefused(
             f"table {table}: clip header for {h.get('table')!r}, version {h.get('v')!r}"
         )
+    kind = h.get("kind", "clip")
+    if kind not in KINDS:
+        raise ClipRefused(f"table {table}: media kind {kind!r} (expected clip/frame)")
     name, seq, suffix = h.get("name"), h.get("seq"), h.get("suffix")
-    if not isinstance(name, str) or not name.endswith("-clip") or len(name) > 200:
-        raise ClipRefused(f"table {table}: clip name {name!r}: expected '<evidence id>-clip'")
+    if kind == "clip":
+        if not isinstance(name, str) or not name.endswith("-clip") or len(name) > 200:
+            raise ClipRefused(f"table {table}: clip name {name!r}: expected '<evidence id>-clip'")
+    elif not isinstance(name, str) or not name or len(name) > 200 or "/" in name:
+        raise ClipRefused(f"table {table}: frame name {name!r}: expected an evidence file name")
     if seq is not None and not isinstance(seq, int):
-        raise ClipRefused(f"table {table}: clip {name}: seq {seq!r} is not a number")
-    if suffix not in SUFFIXES:
-        raise ClipRefused(f"table {table}: clip {name}: suffix {suffix!r} (expected .webm/.mp4)")
-    if len(body) > MAX_CLIP_BYTES:
-        raise ClipRefused(f"table {table}: clip {name}: {len(body)} bytes, over {MAX_CLIP_BYTES}")
+        raise ClipRefused(f"table {table}: {kind} {name}: seq {seq!r} is not a number")
+    allowed, bound = (
+        (SUFFIXES, MAX_CLIP_BYTES) if kind == "clip" else (FRAME_SUFFIXES, MAX_FRAME_BYTES)
+    )
+    if not isinstance(suffix, str) or suffix not in allowed:
+        raise ClipRefused(
+            f"table {table}: {kind} {name}: suffix {suffix!r} (expected {'/'.join(allowed)})"
+        )
+    if len(body) > bound:
+        raise ClipRefused(f"table {table}: {kind} {name}: {len(body)} bytes, over {bound}")
     sha = hashlib.sha256(body).hexdigest()
     if sha != h.get("sha256") or len(body) != h.get("size"):
         raise ClipRefused(
-            f"table {table}: clip {name}: its bytes do not match the sha256/size the node chained"
+            f"table {table}: {kind} {name}: its bytes do not match the sha256/size the node chained"
         )
-    return store.add_media(body, kind="clip", suffix=suffix, table=table, seq=seq, name=name)
+    return store.add_media(body, kind=kind, suffix=suffix, table=table, seq=seq, name=name)
 
 
 class ClipSender:
-    """The node side: ``tick(publish)`` sends each clip once per process (the broker's QoS 1
-    session re-sends what it has not acknowledged; a restarted node sends them all again)."""
+    """The node side: ``tick(publish)`` sends each clip and evidence frame once per process
+    (the broker's QoS 1 session re-sends what it has not acknowledged; a restarted node sends
+    them all again, and the desk stores each once), at most ``PER_TICK`` a tick."""
 
     def __init__(self, store: EvidenceStore, table: str) -> None:
         self.store = store
@@ -89,20 +112,26 @@ class ClipSender:
         self._at = 0.0
 
     def tick(self, publish: Any) -> int:
-        """``publish(payload)`` for each clip not yet sent; how many went."""
+        """``publish(payload)`` for each clip or frame not yet sent; how many went."""
         now = time.monotonic()
         if now - self._at < SCAN_EVERY_S:
             return 0
         self._at = now
         n = 0
-        for row in self.store.media_of(self.table, "clip"):
-            if row["sha256"] in self.sent:
-                continue
-            payload = clip_message(self.store, self.table, row)
-            if payload is None:
-                log.warning("table %s: clip %s pruned before it was sent", self.table, row["name"])
-            else:
-                publish(payload)
-                n += 1
-            self.sent.add(row["sha256"])
+        for kind in KINDS:
+            for row in self.store.media_of(self.table, kind):
+                if row["sha256"] in self.sent:
+                    continue
+                if n >= PER_TICK:
+                    self._at = 0.0  # more to send: the next tick scans again at once
+                    return n
+                payload = clip_message(self.store, self.table, row, kind)
+                if payload is None:
+                    log.warning(
+                        "table %s: %s %s pruned before it was sent", self.table, kind, row["name"]
+                    )
+                else:
+                    publish(payload)
+                    n += 1
+                self.sent.add(row["sha256"])
         return n

@@ -103,6 +103,7 @@ class Pending:
     event: dict[str, Any]
     sent_at: float = 0.0
     seq: int | None = None
+    made_at: float = field(default_factory=time.time)
     done: threading.Event = field(default_factory=threading.Event)
 
 
@@ -383,6 +384,16 @@ class Desk:
             self.pending[ident] = pending
             self._send_decision(pending)
         return pending
+
+    def waiting(self, table: str) -> dict[str, Pending]:
+        """The rulings sent to ``table`` that its record does not show yet, by what they rule
+        (a violation id or ``seq:<n>``): "sent, waiting for the table"."""
+        with self._lock:
+            return {
+                str(p.event.get("ref")): p
+                for p in self.pending.values()
+                if p.table == table and p.seq is None and p.event.get("type") == "ruling"
+            }
 
     def _send_decision(self, p: Pending) -> None:
         p.sent_at = time.time()

@@ -4,12 +4,14 @@ decisions routed to the table through the broker instead of appended here direct
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping
 from typing import Any
 
-from dashboard.hub import Hub
+from dashboard.hub import DecisionWaiting, Hub
 from hall.desk import Desk
 
+_DECIDING = threading.Lock()
 DECISION_WAIT_S = 3.0  # how long a referee's click waits for the table's record to show it
 
 
@@ -42,11 +44,29 @@ class DeskHub(Hub):
         until it does)."""
         if self.desk is None:
             return super().append(tid, event)
-        ev = self.stamped(tid, event)
-        pending = self.desk.decide(tid, ev)
+        with _DECIDING:  # two referees at once: one is sent, the other sees it waiting
+            if event.get("type") == "ruling":
+                sent = self.desk.waiting(tid).get(str(event.get("ref")))
+                if sent is not None:  # one decision at a time: the table has not taken it
+                    raise DecisionWaiting(str(event.get("ref")), str(sent.event.get("decision")))
+            ev = self.stamped(tid, event)
+            pending = self.desk.decide(tid, ev)
         pending.done.wait(DECISION_WAIT_S)
         self.poll()
         return pending.seq if pending.seq is not None else -1
+
+    def waiting(self, tid: str) -> dict[str, dict[str, Any]]:
+        if self.desk is None:
+            return {}
+        return {
+            ref: {
+                "decision": p.event.get("decision"),
+                "by": p.event.get("by"),
+                "note": p.event.get("note"),
+                "at": p.made_at,
+            }
+            for ref, p in self.desk.waiting(tid).items()
+        }
 
     def summary(self) -> list[dict[str, Any]]:
         out = super().summary()

@@ -2,8 +2,8 @@
 
 Node → desk: ``events`` (QoS 1, every record event and ruling in stream order), ``state``
 (retained summary + heartbeat), ``status`` (retained ``online``/``offline``, the Last Will),
-``clip`` (QoS 1, each dispute clip's bytes, ``hall.clips``), ``frame`` (QoS 0, retained, the
-live camera at a low rate, ``hall.live``).
+``clip`` (QoS 1, each dispute clip's and evidence frame's bytes, ``hall.clips``),
+``frame`` (QoS 0, retained, the live camera at a low rate, ``hall.live``).
 Desk → node: ``decisions`` (QoS 1, referee decisions taken at the desk), ``resend`` (QoS 1,
 ``{"from": pos}``: the desk saw a gap).
 """

@@ -579,11 +579,23 @@ document.addEventListener("change", (e) => {
   if (lastView) drawQueue(lastView);
 });
 
+/* At the hall desk: rulings sent that the table has not taken yet (GET .../waiting), by what
+   they rule; such a flag says "sent, waiting for the table" instead of offering the buttons. */
+let WAITING = {};
+async function loadWaiting() {
+  try { WAITING = await getJSON(`/api/tables/${encodeURIComponent(TID)}/waiting`); } catch (err) { WAITING = {}; }
+}
+
+function waitingHTML(w) {
+  return `<div class="hq-waiting small" data-waiting="${esc(w.decision)}"><b class="warn-text">${esc(t("Sent, waiting for the table"))}</b> · ${esc(t("{decision} by {who} at {when}", { decision: statusText(w.decision), who: w.by, when: clock(w.at) }))}${w.note ? ` “${esc(w.note)}”` : ""}</div>`;
+}
+
 function violationHTML(v, x, rulings) {
   {
       const status = x.status || "open";
       const r = rulings[x.id];
-      const decide = status === "open" && CAN_RULE
+      const decide = status === "open" && WAITING[x.id] ? waitingHTML(WAITING[x.id])
+        : status === "open" && CAN_RULE
         ? `<div class="decide"><textarea data-key="note-${esc(x.id)}" placeholder="${esc(t("Note for the record (why)"))}"></textarea><div class="row"><button class="primary rule-btn" data-act="upheld" data-id="${esc(x.id)}">${esc(t("Uphold"))}</button><button class="rule-btn" data-act="dismissed" data-id="${esc(x.id)}">${esc(t("Dismiss"))}</button></div><div class="small msg"></div></div>`
         : r ? `<div class="muted">${esc(t("{decision} by {who} at {when}", { decision: statusText(r.decision), who: r.by, when: clock(r.at) }))}${r.note ? `<br>“${esc(r.note)}”` : ""}</div>` : status === "open" ? `<div class="muted">${esc(t("Awaiting a referee."))}</div>` : "";
       const how = { immediate: t("seen at once"), retroactive: t("proven by a later play"), audit: t("found at the end of the hand"), referee: t("entered by a referee") }[x.how] || x.how || "";
@@ -717,13 +729,15 @@ function reasonText(reason) {
 document.addEventListener("click", async (e) => {
   const btn = e.target.closest("button[data-act]");
   if (!btn) return;
-  const box = btn.closest(".viol, tr, .prompt");
+  const box = btn.closest(".viol, tr, .prompt, .hq-item");
   const msg = box ? $(".msg", box) : null;
+  const table = btn.dataset.table || TID;  /* the hall queue rules any table's rows in place */
+  let answer = null;
   btn.disabled = true;
   try {
     if (btn.dataset.act === "upheld" || btn.dataset.act === "dismissed") {
-      const note = $(`[data-key="note-${CSS.escape(btn.dataset.id)}"]`);
-      await post(`/api/tables/${encodeURIComponent(TID)}/rulings`, { violation: btn.dataset.id, decision: btn.dataset.act, note: note ? note.value : "" });
+      const note = (box && $(".hq-note", box)) || $(`[data-key="note-${CSS.escape(btn.dataset.id)}"]`);
+      answer = await post(`/api/tables/${encodeURIComponent(table)}/rulings`, { violation: btn.dataset.id, decision: btn.dataset.act, note: note ? note.value : "" });
       if (note) note.value = "";  /* the note went into the record: the box starts empty again */
     } else if (btn.dataset.act === "correct") {
       const input = $(`[data-key="fix-${btn.dataset.seq}"]`);
@@ -735,9 +749,11 @@ document.addEventListener("click", async (e) => {
     } else if (btn.dataset.act === "undo") {
       await preview({ undo: Number(btn.dataset.seq) });
     } else if (btn.dataset.act === "stands") {
-      await post(`/api/tables/${encodeURIComponent(TID)}/rulings`, { ref: `seq:${btn.dataset.seq}`, decision: "upheld", note: t("reading stands") });
+      answer = await post(`/api/tables/${encodeURIComponent(table)}/rulings`, { ref: `seq:${btn.dataset.seq}`, decision: "upheld", note: t("reading stands") });
     }
-    if (msg) msg.textContent = "";
+    if (msg) { msg.textContent = answer && answer.pending ? t("Sent, waiting for the table.") : ""; msg.classList.remove("bad-text"); }
+    if (PAGE === "hall_violations") drawHallQueue();
+    if (PAGE === "violations" && answer && answer.pending && lastView) show(lastView);  /* the flag now waits */
   } catch (err) {
     if (msg) { msg.textContent = err.message; msg.classList.add("bad-text"); } else alert(err.message);
   } finally {
@@ -809,7 +825,7 @@ function witnessView(w, table) {
 
 /* One queue across the hall (GET /api/violations, newest first): each open flag or camera
    read to check with its table (marked when the desk hears it offline or late); the referee
-   rules it on the table's own queue. Redrawn on every hall change, and every 5 s besides, so
+   rules it here (hallQueueDecide) or on the table's own queue, linked. Redrawn on every hall change, and every 5 s besides, so
    a table going late shows without a change. */
 function hallQueueItem(x) {
   const link = x.link && x.link !== "online" ? ` <span class="status open" data-link="${esc(x.link)}">${esc(({ offline: t("offline"), late: t("late") })[x.link] || x.link)}</span>` : "";
@@ -819,7 +835,20 @@ function hallQueueItem(x) {
     : `<span class="rule" data-rule="${esc(x.rule)}">${esc(ruleName(x.rule))}</span><span>${who}</span><span class="status open">${esc(t("open"))}</span>${x.provisional ? `<span class="status">${esc(t("provisional"))}</span>` : ""}<span class="muted">${esc(t("hand {n}", { n: x.hand ?? "–" }))} · ${esc(t("penalty"))}: ${penaltyText(x.penalty)}</span>`;
   return `<section class="panel hq-item" data-table="${esc(x.table)}" data-kind="${esc(x.kind)}" data-id="${esc(x.id)}" style="display:flex;flex-wrap:wrap;gap:6px 12px;align-items:baseline;overflow-wrap:anywhere">`
     + `<b class="hq-table">${esc(t("Table {id}", { id: x.table }))}${link}</b>${what}<span class="muted small">${clock(x.at)}</span>`
-    + `<a class="hq-rule" href="${esc(x.url)}">${esc(t("Rule it in the table's queue"))} →</a></section>`;
+    + `<a class="hq-rule" href="${esc(x.url)}">${esc(t("Rule it in the table's queue"))} →</a>${hallQueueDecide(x)}</section>`;
+}
+
+/* Ruled in place (uphold / dismiss with a note; a camera read: the reading stands). A ruling
+   the desk sent that the table has not taken yet shows as "sent, waiting for the table", and
+   the buttons wait with it (the server refuses a second ruling meanwhile). */
+function hallQueueDecide(x) {
+  if (x.waiting) return `<div class="hq-decide" style="flex-basis:100%">${waitingHTML(x.waiting)}</div>`;
+  if (!CAN_RULE) return "";
+  const key = `note-${x.table}:${x.id}`;
+  const buttons = x.kind === "needs_referee"
+    ? `<button class="rule-btn" data-act="stands" data-table="${esc(x.table)}" data-seq="${esc(x.ref)}">${esc(t("Reading stands"))}</button>`
+    : `<textarea class="hq-note" data-key="${esc(key)}" placeholder="${esc(t("Note for the record (why)"))}"></textarea><div class="row"><button class="primary rule-btn" data-act="upheld" data-table="${esc(x.table)}" data-id="${esc(x.id)}">${esc(t("Uphold"))}</button><button class="rule-btn" data-act="dismissed" data-table="${esc(x.table)}" data-id="${esc(x.id)}">${esc(t("Dismiss"))}</button></div>`;
+  return `<div class="decide hq-decide" style="flex-basis:100%">${buttons}<div class="small msg"></div></div>`;
 }
 
 let hallQueueBusy = false, hallQueueAgain = false;  // one fetch at a time; a change meanwhile fetches once more
@@ -830,7 +859,9 @@ async function drawHallQueue() {
   try {
     const items = await getJSON("/api/violations");
     const root = $("#hall-queue");
-    root.innerHTML = items.length ? items.map(hallQueueItem).join("") : `<div class="panel muted">${esc(t("Nothing open at any table."))}</div>`;
+    preserveInputs(root, () => {  /* a note being typed survives the redraw */
+      root.innerHTML = items.length ? items.map(hallQueueItem).join("") : `<div class="panel muted">${esc(t("Nothing open at any table."))}</div>`;
+    });
     document.body.dataset.items = String(items.length);
   } catch (err) {
     setLive(false);
@@ -992,6 +1023,7 @@ function show(v) {
   lastView = v;  // at once: the next delta applies to it
   queue = queue.then(async () => {
     if (PAGE === "corrections") await loadHistory();
+    if (PAGE === "violations") await loadWaiting();
     navBadge(v);
     DRAW[PAGE](v);
     seenSeq = v.seq;

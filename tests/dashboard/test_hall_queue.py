@@ -5,7 +5,7 @@ no horizontal scroll) and follows the hall stream."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +15,7 @@ from playwright.sync_api import Browser
 
 from dashboard.app import create_app
 from dashboard.desk import register
-from dashboard.hub import Hub
+from dashboard.hub import DecisionWaiting, Hub
 from dashboard.users import UserStore
 from evidence import EvidenceStore
 from tests.dashboard.browser import SCREENS, LiveServer
@@ -28,9 +28,28 @@ T2 = match_record(seed=5)[:30]
 
 
 class LinkHub(Hub):
-    """A hub whose summary marks table t2 the way the desk's hub does (``link``)."""
+    """A hub whose summary marks table t2 the way the desk's hub does (``link``); with
+    ``hold`` set it keeps a ruling the way the desk's hub does while the table has not taken
+    it (``waiting``; the desk itself: tests/hall/test_decision_waiting.py)."""
 
     link = "late"
+    hold = False
+
+    def __init__(self, *args: Any, **kw: Any) -> None:
+        super().__init__(*args, **kw)
+        self.held: dict[str, dict[str, Any]] = {}
+
+    def append(self, tid: str, event: Mapping[str, Any]) -> int:
+        if not self.hold or event.get("type") != "ruling":
+            return super().append(tid, event)
+        ref = str(event.get("ref"))
+        if ref in self.held:
+            raise DecisionWaiting(ref, str(self.held[ref]["decision"]))
+        self.held[ref] = {**event, "at": 1_000_000.0}
+        return -1
+
+    def waiting(self, tid: str) -> dict[str, dict[str, Any]]:
+        return dict(self.held) if tid == "t2" else {}
 
     def summary(self) -> list[dict[str, Any]]:
         out = super().summary()
@@ -175,5 +194,88 @@ def test_the_hall_queue_follows_the_hall(site: dict[str, Any], browser: Browser)
     site["store"].append_event("t1", _prompt_event(T1))
     page.wait_for_selector('.hq-item[data-table="t1"][data-kind="needs_referee"]', timeout=4000)
     assert page.locator(".hq-item").first.get_attribute("data-table") == "t1"  # newest first
+    ctx.close()
+    assert errors == []
+
+
+RULE = {
+    "zh-CN": {"uphold": "维持", "dismiss": "驳回", "sent": "已发出，等待本桌确认"},
+    "en": {"uphold": "Uphold", "dismiss": "Dismiss", "sent": "Sent, waiting for the table"},
+}
+
+
+@pytest.mark.parametrize("lang", list(RULE))
+@pytest.mark.parametrize("width", [390, 1440])
+def test_the_hall_queue_rules_in_place(
+    site: dict[str, Any], browser: Browser, lang: str, width: int
+) -> None:
+    """Uphold with a note on the hall queue itself: while the table has not taken it the row
+    says "sent, waiting for the table" (no buttons); once taken, the row is gone."""
+    url, words, hub = site["server"].url, RULE[lang], site["hub"]
+    ctx, page, errors = open_page(browser, lang, width)
+    browser_login(page, url)
+    page.goto(url + "/violations")
+    row = page.locator('.hq-item[data-table="t2"][data-kind="violation"]').first
+    row.wait_for()
+    vid = row.get_attribute("data-id")
+    row = page.locator(f'.hq-item[data-table="t2"][data-id="{vid}"]')
+    assert row.locator("a.hq-rule").count() == 1  # the link to the table's queue stays
+    hub.hold, hub.held = True, {}
+    try:
+        row.locator("textarea").fill(f"seen on camera {lang} {width}")
+        row.locator("button[data-act=upheld]").click()
+        row.locator(".hq-waiting").wait_for()
+        assert words["sent"] in row.inner_text()
+        assert f"seen on camera {lang} {width}" in row.inner_text()
+        assert row.locator("button[data-act]").count() == 0  # it waits; nothing to click twice
+        assert hub.held[vid]["decision"] == "upheld" and hub.held[vid]["by"] == "ref1"
+        check_fits(page, f"hall queue waiting {lang} {width}")
+        page.screenshot(
+            path=str(SCREENS / f"{lang}-{width}-hall_violations-waiting.png"), full_page=True
+        )
+    finally:
+        hub.hold, hub.held = False, {}
+    if (lang, width) == ("en", 1440):  # taken at once (no desk between): the row goes
+        page.reload()
+        row.locator("textarea").fill("camera missed a card")
+        row.locator("button[data-act=dismissed]").click()
+        row.wait_for(state="detached")
+        ruled = [e for e in site["store"].events("t2") if e["type"] == "ruling"]
+        assert (ruled[-1]["ref"], ruled[-1]["decision"]) == (vid, "dismissed")
+        assert ruled[-1]["note"] == "camera missed a card"
+    ctx.close()
+    assert errors == []
+
+
+@pytest.mark.parametrize("lang", list(RULE))
+@pytest.mark.parametrize("width", [390, 1440])
+def test_the_tables_queue_shows_a_waiting_ruling(
+    site: dict[str, Any], browser: Browser, lang: str, width: int
+) -> None:
+    """On the table's own queue at the desk too: a ruling the table has not taken shows as
+    "sent, waiting for the table" in place of the buttons, after a reload as well."""
+    url, words, hub = site["server"].url, RULE[lang], site["hub"]
+    ctx, page, errors = open_page(browser, lang, width)
+    browser_login(page, url)
+    page.goto(url + "/tables/t2/violations")
+    flag = page.locator(".viol", has=page.locator("button[data-act=upheld]")).first
+    flag.wait_for()
+    vid = flag.get_attribute("data-violation")
+    flag = page.locator(f'.viol[data-violation="{vid}"]')
+    hub.hold, hub.held = True, {}
+    try:
+        flag.locator("textarea").fill("seen on camera")
+        flag.locator("button[data-act=upheld]").click()
+        flag.locator(".hq-waiting").wait_for()
+        assert words["sent"] in flag.inner_text()
+        assert flag.locator("button[data-act]").count() == 0
+        page.reload()
+        flag.locator(".hq-waiting").wait_for()
+        check_fits(page, f"table queue waiting {lang} {width}")
+        page.screenshot(
+            path=str(SCREENS / f"{lang}-{width}-violations-waiting.png"), full_page=True
+        )
+    finally:
+        hub.hold, hub.held = False, {}
     ctx.close()
     assert errors == []
