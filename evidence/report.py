@@ -381,7 +381,11 @@ def _match_section(
 
     deals = {r.get("hand"): r for r in rulings if r.get("kind") == "hand"}  # re-judged: last
     bankers = {e.get("hand"): e.get("banker") for e in events if e.get("type") == "hand_start"}
-    end = next((e for e in reversed(events) if e.get("type") == "match_end"), None)
+    # the last match_end stands unless a head referee reopened the match after it
+    last = next(
+        (e for e in reversed(events) if e.get("type") in ("match_end", "match_reopen")), None
+    )
+    end = last if last is not None and last.get("type") == "match_end" else None
     if gouji:
         head = [_t("hand", lang), _t("places", lang), _t("deal_points", lang)]
     else:

@@ -265,3 +265,14 @@ def test_the_report_shows_an_unfinished_80_points_match_with_its_levels() -> Non
     assert "Levels after" in deals and deals.count("<tr><td>") == 1
     banker = next(h["banker"] for h in referee_report(EVENTS)["hands"])
     assert f"<td>1</td><td>{EVENTS[0]['seats'][banker]}</td>" in deals  # the judge's banker
+
+
+def test_a_reopened_match_is_not_over_in_the_report() -> None:
+    """Issue 30: a head referee's ``match_reopen`` after the ``match_end``: the match goes on."""
+    over = [*EVENTS]
+    assert over[-1]["type"] == "match_end"
+    reopened = [*over, {"v": 1, "seq": len(over), "t": 9999.0, "type": "match_reopen", "by": "h"}]
+    assert "比赛结束" in _report(over, "zh")
+    page = _report(reopened, "zh")
+    state = page[page.index('id="match-state"') :].split("</p>")[0]
+    assert "比赛未结束" in state and "比赛结束" not in state
