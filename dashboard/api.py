@@ -263,7 +263,9 @@ def match_control(tid: str) -> Any:
     side's level as the judge's outcome gives them, unless ``banker`` is given), ends the hand
     in play (``end_hand``), enters a Gouji 进贡/还贡 seen handed over (``tribute``: an
     ``exchange`` event, ``_tribute_body``) or ends the match (``end_match``): a record event
-    the table's node takes in as its own next deal, deal end, tribute or match end."""
+    the table's node takes in as its own next deal, deal end, tribute or match end. A head
+    referee reopens a finished match (``reopen_match``, optional ``note``: ``match_reopen``),
+    after which the next hand may start."""
     table = _table_or_404(tid)
     if table is None:
         return _bad(f"no table {tid!r} on this node", 404)
@@ -272,6 +274,18 @@ def match_control(tid: str) -> Any:
     user = current_user()
     assert user is not None
     match = view.get("match") or {}
+    if action == "reopen_match":  # a finished match, reopened by a head referee (issue 30)
+        if user.role != "head":
+            return _bad("only a head referee can reopen a finished match", 403)
+        if "seats" not in view or not match.get("over"):
+            return _bad(f"table {tid}: no finished match to reopen")
+        reopen: dict[str, Any] = {"type": "match_reopen", "by": user.name}
+        if str(data.get("note") or "").strip():
+            reopen["note"] = str(data["note"]).strip()[:500]
+        try:
+            return _written(tid, hub().append(tid, reopen))
+        except StoreError as e:
+            return _bad(str(e))
     if "seats" not in view or match.get("over"):
         return _bad(f"table {tid}: no match in progress")
     playing = view.get("status") == "playing"

@@ -290,6 +290,16 @@ class TableFold:
             on_time = result.get("time") if isinstance(result.get("time"), dict) else None
             self._put("clock", {**clock, "over": True, "ended_t": ev.get("t"), "on_time": on_time})
 
+    def _on_match_reopen(self, ev: Event) -> None:
+        """A head referee reopened the finished match: in progress again, between deals (the
+        next deal's banker as the last deal's outcome gives it)."""
+        self._put("status", "idle")
+        nb = self.deals[max(self.deals)].get("next_banker") if self.deals else None
+        self._match_changed(over=False, result=None, next_banker=nb, reopened_by=ev.get("by"))
+        clock = self.view.get("clock")
+        if clock:
+            self._put("clock", {**clock, "over": False, "ended_t": None, "on_time": None})
+
     def _match_changed(self, **changes: Any) -> None:
         """``match``: every deal's result so far, the next banker, whether it is over."""
         now = dict(self.view.get("match") or {})

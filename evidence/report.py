@@ -18,6 +18,7 @@ import base64
 import html
 import io
 import json
+import re
 import shutil
 import subprocess
 import tempfile
@@ -30,23 +31,6 @@ from engine import names
 
 CHROMIUM = "/usr/bin/chromium"
 PRINT_TIMEOUT_S = 90.0
-RULES_ZH = {
-    "revoke": "不跟花色（垫牌违例）",
-    "missed_pair": "应跟对子未跟",
-    "missed_tractor": "应跟拖拉机未跟",
-    "failed_throw": "甩牌失败",
-    "wrong_count": "出牌张数错误",
-    "wrong_bury_count": "扣底张数错误",
-    "out_of_turn": "未轮到出牌",
-    "not_in_hand": "出了手中没有的牌",
-    "illegal_overcall": "违规反主",
-    "invalid_set": "牌型不合法",
-    "not_beating": "管不上",
-    "played_after_pass": "过牌后又出牌",
-    "no_right": "无权管牌",
-    "early_three": "过早出三",
-    "dead_set": "死够级被管",
-}
 TEXT: dict[str, tuple[str, str]] = {  # key: (Chinese, English)
     "title": ("争议报告", "Dispute report"),
     "match": ("比赛", "Match"),
@@ -63,6 +47,12 @@ TEXT: dict[str, tuple[str, str]] = {  # key: (Chinese, English)
     "where": ("发生于", "Where it happened"),
     "proof": ("证明它的出牌", "The play that proves it"),
     "penalty": ("处罚", "Penalty"),
+    "pen_points": ("{n} 分", "{n} points"),
+    "pen_levels": ("{n} 级", "{n} level(s)"),
+    "pen_per_card": ("每张 {n} 分", "{n} per card"),
+    "pen_bank": ("下台", "loses the bank"),
+    "pen_none": ("不罚", "no penalty"),
+    "pen_referee": ("规则未作规定，由裁判决定", "not stated by the sheet: the referee decides"),
     "reason": ("引擎给出的理由", "Engine's reason"),
     "sheet": ("规则原文", "What the sheet says"),
     "no_quote": ("规则表没有给出这条的原文。", "The sheet gives no quote for this rule."),
@@ -85,7 +75,6 @@ TEXT: dict[str, tuple[str, str]] = {  # key: (Chinese, English)
     "tip": ("链末哈希", "Chain tip"),
     "rows": ("链行", "Chain rows"),
     "head": ("签名链头", "Signed head"),
-    "key": ("节点公钥", "Node public key"),
     "fingerprint": ("节点密钥指纹（verify --key）", "Node key fingerprint (verify --key)"),
     "witness": ("裁判台见证", "Desk witness"),
     "witnessed": (
@@ -246,11 +235,37 @@ def _trick_of(events: list[dict[str, Any]], seq: int | None, seats: int) -> list
     return hand[start : start + max(1, seats)]
 
 
+CJK_FONT = "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc"  # Debian fonts-wqy-microhei
+
+
+def _cjk_rc() -> dict[str, Any]:
+    """The plot's font: WenQuanYi Micro Hei, which the project ships for Chinese labels
+    (matplotlib's default font has no CJK glyphs and draws boxes)."""
+    from matplotlib import font_manager
+
+    if not Path(CJK_FONT).exists():
+        return {}
+    font_manager.fontManager.addfont(CJK_FONT)
+    name = font_manager.FontProperties(fname=CJK_FONT).get_name()
+    return {"font.family": [name, "DejaVu Sans"], "axes.unicode_minus": False}
+
+
 def timeline_png(events: list[dict[str, Any]], rulings: list[dict[str, Any]], lang: str) -> bytes:
-    """Points per trick (bars), referee prompts and violations (markers), in match order."""
+    """Points per trick (bars), referee prompts and violations (markers), in match order;
+    labelled in ``lang`` (Chinese in the project's CJK font), rule labels never overlapping."""
     import matplotlib
 
     matplotlib.use("Agg")
+    rc: Any = _cjk_rc()  # matplotlib types its keys as a Literal of every rc name
+    with matplotlib.rc_context(rc):
+        fig = timeline_figure(events, rulings, lang)
+        buf = io.BytesIO()
+        fig.savefig(buf, format="png")
+        return buf.getvalue()
+
+
+def timeline_figure(events: list[dict[str, Any]], rulings: list[dict[str, Any]], lang: str) -> Any:
+    """The timeline as a matplotlib Figure (call inside the CJK rc context, as timeline_png)."""
     from matplotlib.figure import Figure
 
     tricks = [r for r in rulings if r.get("kind") == "trick"]
@@ -282,40 +297,62 @@ def timeline_png(events: list[dict[str, Any]], rulings: list[dict[str, Any]], la
         for r in rulings
         if r.get("kind") == "violation" and isinstance(r.get("at_seq"), int)
     ]
-    fig = Figure(figsize=(9, 3.2), dpi=110)
+    fig = Figure(figsize=(9, 3.6), dpi=110)
     ax = fig.add_subplot()
     if points:
-        ax.bar(range(1, len(points) + 1), points, color="#3b82f6", label=_t("points", "en"))
+        ax.bar(range(1, len(points) + 1), points, color="#3b82f6", label=_t("points", lang))
     top = max([*points, 10])
     if prompts:
         ax.scatter(
             prompts,
-            [top * 1.08] * len(prompts),
+            [top * 1.05] * len(prompts),
             marker="v",
             color="#f59e0b",
             s=60,
-            label=_t("prompts", "en"),
+            label=_t("prompts", lang),
             zorder=3,
         )
+    # each violation's rule by name, stacked in rows so that neighbours do not overlap
+    rows: list[float] = []  # where the last label of each stacked row ends (data units)
+    span = max([len(points), *(x for x, _ in viols), 1]) + 1
+    per_pt = span / 560.0  # the axes are about 560 pt wide
     for i, (x, rule) in enumerate(viols):
         ax.axvline(
-            x, color="#dc2626", lw=1.5, ls="--", label=_t("violations", "en") if i == 0 else None
+            x, color="#dc2626", lw=1.5, ls="--", label=_t("violations", lang) if i == 0 else None
         )
-        ax.annotate(rule, (x, top * 1.18), color="#dc2626", fontsize=8, ha="center")
-    ax.set_ylim(0, top * 1.3)
-    ax.set_xlabel("trick (match order)")
-    ax.set_ylabel("points")
-    ax.set_title("Match timeline")  # ASCII: the plot font may lack CJK glyphs
+        label = names.rule_name(rule, "en" if lang == "en" else "zh_CN")
+        width = sum(8.0 if ord(c) > 0x2E80 else 5.0 for c in label) * per_pt + 6 * per_pt
+        row = next((k for k, end in enumerate(rows) if x > end), len(rows))
+        if row == len(rows):
+            rows.append(0.0)
+        rows[row] = x + width
+        ax.annotate(
+            label,
+            (x, top * (1.12 + 0.1 * row)),
+            color="#dc2626",
+            fontsize=8,
+            ha="left",
+            va="bottom",
+            xytext=(3, 0),
+            textcoords="offset points",
+            bbox={"facecolor": "white", "edgecolor": "none", "pad": 1},
+            zorder=4,
+        )
+    ax.set_ylim(0, top * (1.3 + 0.1 * max(0, len(rows) - 1)))
+    if rows:  # room on the right for the last label
+        ax.set_xlim(0, max(ax.get_xlim()[1], max(rows) + 4 * per_pt))
+    ax.set_xlabel(_t("trick_no", lang))
+    ax.set_ylabel(_t("points", lang))
+    ax.set_title(_t("timeline", lang))
     if points or prompts or viols:
-        ax.legend(loc="upper left", fontsize=8)
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=3, fontsize=8)
     fig.tight_layout()
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png")
-    return buf.getvalue()
+    return fig
 
 
 CSS = """
-body{font:14px/1.45 "DejaVu Sans","WenQuanYi Micro Hei","Noto Sans CJK SC",sans-serif;color:#111;margin:24px;}
+@page{size:A4;margin:14mm 12mm}
+body{font:14px/1.45 "DejaVu Sans","WenQuanYi Micro Hei","Noto Sans CJK SC",sans-serif;color:#111;margin:0;}
 h1{font-size:22px;margin:0 0 8px} h2{font-size:17px;border-bottom:2px solid #1d4e89;margin:20px 0 8px}
 h3{font-size:15px;margin:12px 0 6px} table{border-collapse:collapse} td,th{border:1px solid #bbb;padding:3px 8px;text-align:left;vertical-align:top}
 .muted{color:#666} .c{display:inline-block;border:1px solid #999;border-radius:3px;padding:0 3px;margin:0 2px;background:#fff}
@@ -344,7 +381,11 @@ def _match_section(
 
     deals = {r.get("hand"): r for r in rulings if r.get("kind") == "hand"}  # re-judged: last
     bankers = {e.get("hand"): e.get("banker") for e in events if e.get("type") == "hand_start"}
-    end = next((e for e in reversed(events) if e.get("type") == "match_end"), None)
+    # the last match_end stands unless a head referee reopened the match after it
+    last = next(
+        (e for e in reversed(events) if e.get("type") in ("match_end", "match_reopen")), None
+    )
+    end = last if last is not None and last.get("type") == "match_end" else None
     if gouji:
         head = [_t("hand", lang), _t("places", lang), _t("deal_points", lang)]
     else:
@@ -426,7 +467,7 @@ def build_report(
     decisions = [e for e in events if e.get("type") == "ruling"]
 
     def rule_name(r: str) -> str:
-        return RULES_ZH.get(r, r) if lang != "en" else r.replace("_", " ")
+        return names.rule_name(r, "en" if lang == "en" else "zh_CN")
 
     teams = " / ".join(" · ".join(seat(i) for i in tm) for tm in start.get("teams") or [])
     exported = _time.strftime("%Y-%m-%d %H:%M:%S", _time.gmtime(float(info.get("exported_at", 0))))
@@ -448,26 +489,21 @@ def build_report(
     for r in viols:
         rid = str(r["id"])
         at, proof = r.get("at_seq"), r.get("proven_by_seq")
-        pen = r.get("penalty")
-        pen_text = (
-            ", ".join(f"{k}: {v}" for k, v in pen.items() if v not in (None, "", 0))
-            if isinstance(pen, dict)
-            else str(pen or "–")
-        )
+        pen_text = penalty_text(r.get("penalty"), lang)
         quotes = rule_quotes(game, profile, str(r.get("rule")))
         out += [
             f'<section class="viol" data-violation="{e_(rid)}"><h3>{e_(rule_name(str(r.get("rule"))))}'
             f" · {seat(r.get('seat'))}</h3><table>",
-            f"<tr><th>{_t('rule', lang)}</th><td><code>{e_(str(r.get('rule')))}</code></td></tr>",
-            f"<tr><th>{_t('hand', lang)}</th><td>{e_(str(r.get('hand', '–')))}</td></tr>",
+            f"<tr><th>{_t('rule', lang)}</th><td>{e_(rule_name(str(r.get('rule'))))}"
+            f" <code>{e_(str(r.get('rule')))}</code></td></tr>",
+            f"<tr><th>{_t('hand', lang)}</th><td>{e_(str(_hand_of(r, events)))}</td></tr>",
             f"<tr><th>{_t('where', lang)}</th><td>{_t('seq', lang)} {e_(str(at))}</td></tr>",
             f"<tr><th>{_t('proof', lang)}</th><td>{_t('seq', lang)} {e_(str(proof))}</td></tr>",
             f"<tr><th>{_t('penalty', lang)}</th><td>{e_(pen_text)}</td></tr>",
         ]
-        if r.get("detail"):
-            out.append(
-                f'<tr><th>{_t("reason", lang)}</th><td lang="en">{e_(str(r["detail"]))}</td></tr>'
-            )
+        reason = names.detail_text(r.get("detail"), "en" if lang == "en" else "zh_CN")
+        if reason:  # a reason with no Chinese yet is left out of a Chinese report, never raw
+            out.append(f"<tr><th>{_t('reason', lang)}</th><td>{e_(reason)}</td></tr>")
         out.append("</table>")
         out.append(f"<h3>{_t('sheet', lang)}</h3>")
         out += [f'<blockquote lang="zh-CN">{e_(q)}</blockquote>' for q in quotes] or [
@@ -525,12 +561,58 @@ def build_report(
         f"<tr><th>{_t('tip', lang)}</th><td><code>{e_(str(info.get('chain_tip')))}</code></td></tr>",
         f"<tr><th>{_t('rows', lang)}</th><td>{e_(' – '.join(str(x) for x in rows))}</td></tr>",
         f"<tr><th>{_t('head', lang)}</th><td><code>{e_(json.dumps(head.get('hash') or head.get('tip') or head, sort_keys=True))}</code></td></tr>",
-        f"<tr><th>{_t('key', lang)}</th><td><code>{e_(str(head.get('key', '–')))}</code></td></tr>",
         f"<tr><th>{_t('fingerprint', lang)}</th><td><code>{e_(_fingerprint(head))}</code></td></tr>",
         f"<tr><th>{_t('witness', lang)}</th><td>{e_(_witness_line(info.get('witness'), lang))}</td></tr>",
         "</table></body></html>",
     ]
     return "\n".join(out)
+
+
+def _hand_of(r: dict[str, Any], events: list[dict[str, Any]]) -> Any:
+    """The hand a violation is in: its ruling's ``hand``, else the record's ``hand_start``
+    before its play (the judge's violation rulings name the play, not the hand)."""
+    if isinstance(r.get("hand"), int):
+        return r["hand"]
+    at = r.get("at_seq")
+    hand: Any = None
+    for e in events:
+        if isinstance(at, int) and isinstance(e.get("seq"), int) and e["seq"] > at:
+            break
+        if e.get("type") == "hand_start":
+            hand = e.get("hand", hand)
+    if hand is None:
+        head = str(r.get("id", "")).split(":", 1)[0]
+        return int(head) if head.isdigit() else "–"
+    return hand
+
+
+def penalty_text(pen: Any, lang: str) -> str:
+    """A penalty as the dashboard says it: points, levels, losing the bank, in ``lang``; a
+    profile's note by the sheet's own (Chinese) words it quotes, its English gloss only in an
+    English report; a note the sheet leaves to the referee says so."""
+    if isinstance(pen, str):  # Gouji: the sheet's own words
+        return pen or "–"
+    if not isinstance(pen, dict):
+        return "–"
+    bits = []
+    for key, label in (("points", "pen_points"), ("levels", "pen_levels")):
+        if isinstance(pen.get(key), int) and pen[key]:
+            bits.append(_t(label, lang).format(n=pen[key]))
+    if isinstance(pen.get("per_card"), int) and pen["per_card"]:
+        bits.append(_t("pen_per_card", lang).format(n=pen["per_card"]))
+    if pen.get("lose_bank"):
+        bits.append(_t("pen_bank", lang))
+    note = str(pen.get("note") or "")
+    if lang == "en":
+        if note:
+            bits.append(note)
+    elif quotes := re.findall(r"「[^」]*」", note):
+        bits.append(" ".join(quotes))
+    elif note.startswith("not stated") or "referee" in note:
+        bits.append(_t("pen_referee", lang))
+    elif note and not re.search(r"[A-Za-z]{3,}", note):
+        bits.append(note)
+    return " · ".join(bits) or _t("pen_none", lang)
 
 
 def _fingerprint(head: dict[str, Any]) -> str:

@@ -69,6 +69,8 @@ class Problem:
 class VerifyReport:
     source: str
     rows: int = 0
+    first_row: int | None = None  # the lowest and highest chain row id checked (a bundle holds
+    last_row: int | None = None  # only its match's rows, so not every id in between)
     media_checked: int = 0
     media_pruned: int = 0
     problems: list[Problem] = field(default_factory=list)
@@ -104,12 +106,16 @@ class VerifyReport:
         return self.problems[0] if self.problems else None
 
     def summary(self) -> str:
+        span = f" (row ids {self.first_row}–{self.last_row})" if self.first_row else ""
         head = (
-            f"{self.source}: {self.rows} chained rows, {self.media_checked} media files checked,"
-            f" {self.media_pruned} pruned by retention"
+            f"{self.source}: {self.rows} chained rows checked{span}, {self.media_checked} media"
+            f" files checked, {self.media_pruned} pruned by retention"
         )
         if self.key:
-            head += f", signed to row {self.signed_rows} by node key {key_id(self.key)}"
+            head += (
+                f"; node key {key_id(self.key)} signed the node's chain up to row"
+                f" {self.signed_rows}"
+            )
         if self.ok and self.pinned:
             return head + ": OK"
         if self.ok:
@@ -136,6 +142,8 @@ def check_rows(
     for rid, kind, table, seq, body, prev, hsh in rows:
         where = f"row {rid} ({_describe(kind, table, seq)})"
         report.rows += 1
+        report.first_row = rid if report.first_row is None else min(report.first_row, rid)
+        report.last_row = rid if report.last_row is None else max(report.last_row, rid)
         contiguous = linked or (last_id is not None and rid == last_id + 1)
         if contiguous and prev != expected_prev:
             report.problems.append(Problem(where, "does not link to the row before it"))

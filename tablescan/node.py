@@ -46,6 +46,7 @@ __all__ = ["NodeHooks", "NodeStats", "TableNode", "from_camera", "rulings_of"]
 log = logging.getLogger(__name__)
 # what the camera path writes (a resume replays these; buttons and referees' events it does not)
 CAMERA_EVENTS = frozenset({"play", "declare", "bury", "bottom_reveal", "needs_referee", "hand_end"})
+LIFECYCLE = ("hand_start", "hand_end", "match_end", "match_reopen")  # a match's own events
 FROM_TABLE = {"from": "table"}  # the meta of a hand_start/match_end the node saw on the table
 ASIDE = ("call_referee", "claim", "ready")  # buttons a seat presses outside the play of a deal
 
@@ -153,6 +154,9 @@ class TableNode:
         elif kind == "match_end":
             self.match_over = True
             self.between = False
+        elif kind == "match_reopen":  # a head referee reopened it: the next deal may start
+            self.match_over = False
+            self.between = True
 
     def _after_hand(self, t: float) -> list[Event]:
         """A deal just ended: the match is over when the engine's outcome says so (a side
@@ -304,8 +308,8 @@ class TableNode:
         self.seq.next_seq = int(events[-1]["seq"]) + 1
         self.resumed_at = max(float(e.get("t", 0.0)) for e in events)
         for ev in events:
-            if ev["type"] == "match_end":
-                self.match_over = True
+            if ev["type"] in ("match_end", "match_reopen"):
+                self.match_over = ev["type"] == "match_end"  # the last of them stands
             press = (ev.get("meta") or {}).get("press")
             if isinstance(press, str):
                 self._presses.add(press)
@@ -342,7 +346,7 @@ class TableNode:
                 self.judged += 1
             held = [(ev, r) for r in rulings]
             self._release(held, provisional=int(ev["seq"]) in doubted)
-            if ev["type"] in ("hand_start", "hand_end", "match_end") and not from_camera(ev):
+            if ev["type"] in LIFECYCLE and not from_camera(ev):
                 self._lifecycle(ev, outside=True)  # a referee's, adopted by the last run
                 self._hand_over = False  # its match decision was taken then
 
@@ -391,6 +395,9 @@ class TableNode:
                 self.between = True
             elif kind == "match_end":
                 self.match_over = True
+            elif kind == "match_reopen":
+                self.match_over = False
+                self.between = True
         hand: dict[str, Any] = {}
         if self.referee is not None:
             try:

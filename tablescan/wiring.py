@@ -431,8 +431,9 @@ class TableApp:
 
     def init_store(self) -> None:
         """The evidence store and its hooks; the events a crash left (resumed mid-deal or
-        between deals). A finished match (``match_end``) is never reopened: its rulings a
-        crash left unchained are chained (each once) and the start is refused."""
+        between deals). A finished match (``match_end``) is not resumed unless a head referee
+        reopened it (``match_reopen``, from the dashboard): its rulings a crash left unchained
+        are chained (each once) and the start is refused."""
         if self.data is None:
             return
         from evidence.lock import TableLocked
@@ -444,13 +445,14 @@ class TableApp:
         self._closers += closers
         self._listeners.append(hooks)
         self.stored = self.store.events(self.cfg.table_id)
-        ended = [e for e in self.stored if e["type"] == "match_end"]
+        ends = [e for e in self.stored if e["type"] in ("match_end", "match_reopen")]
+        ended = [e for e in ends[-1:] if e["type"] == "match_end"]  # unless a head reopened it
         if ended:
             self.chain_missing_rulings()
             raise StartError(
                 f"{self.data}: table {self.cfg.table_id} holds a finished match (match_end "
-                f"at seq {ended[0]['seq']}); it is never reopened: record the next match "
-                "under another table id or data folder"
+                f"at seq {ended[0]['seq']}); a head referee may reopen it on the dashboard; "
+                "else record the next match under another table id or data folder"
             )
 
     def init_hall(self) -> None:

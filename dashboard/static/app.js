@@ -221,9 +221,13 @@ function drawMatch(v) {
     ? `<div class="match-over" id="match-over"><b>${esc(t("Match over"))}</b> · ${esc(resultText(v, m.result || {}))}${m.provisional ? ` <span class="status" data-provisional>${esc(t("provisional"))}</span>` : ""}</div>`
     : `<div class="small">${esc(t("Hand {n} of the match", { n: v.hand ?? "–" }))}${m.next_banker != null && !noBanker ? " · " + esc(t("next banker {name}", { name: (v.seats[m.next_banker] || {}).name || m.next_banker })) : ""}</div>`;
   const playing = v.status === "playing";
+  const slot = `<div class="confirm-slot">${pendingMatch ? confirmHTML(pendingMatch) : ""}</div>`;
   const controls = CAN_RULE && !m.over
-    ? `<div class="controls">${playing ? `<button class="rule-btn" data-match="end_hand">${esc(t("End the hand"))}</button>` : `<button class="rule-btn" data-match="start_hand">${esc(t("Start the next hand"))}</button>`}<button class="rule-btn danger" data-match="end_match">${esc(t("End the match"))}</button><span class="small msg"></span></div><div class="confirm-slot">${pendingMatch ? confirmHTML(pendingMatch) : ""}</div>`
-    : "";
+    ? `<div class="controls">${playing ? `<button class="rule-btn" data-match="end_hand">${esc(t("End the hand"))}</button>` : `<button class="rule-btn" data-match="start_hand">${esc(t("Start the next hand"))}</button>`}<button class="rule-btn danger" data-match="end_match">${esc(t("End the match"))}</button><span class="small msg"></span></div>${slot}`
+    /* a finished match: only a head referee may reopen it (asked first, like every action) */
+    : ROLE === "head" && m.over
+      ? `<div class="controls"><button class="rule-btn danger" data-match="reopen_match">${esc(t("Reopen the match"))}</button><span class="small msg"></span></div>${slot}`
+      : "";
   el.innerHTML = `<h2>${esc(t("Match"))}</h2>${head}`
     + `<table class="grid small"><thead><tr>${heads}</tr></thead><tbody>${rows || `<tr><td colspan="4" class="muted">${esc(t("No hand finished yet."))}</td></tr>`}</tbody></table>`
     + controls;
@@ -236,7 +240,8 @@ function matchActionText(action) {
   return {
     end_hand: t("End this hand now: the record gets hand_end and the judge scores the hand as it stands. This cannot be undone."),
     start_hand: t("Start the next hand: the record gets hand_start with the banker and level the judge gives. This cannot be undone."),
-    end_match: t("End the whole match: the record gets match_end with the result so far; no further hand can start at this table. This cannot be undone."),
+    end_match: t("End the whole match: the record gets match_end with the result so far; no further hand can start at this table unless a head referee reopens the match. This cannot be undone."),
+    reopen_match: t("Reopen this finished match: the record gets match_reopen with your name (its match_end stays in the record), and the next hand can start at this table. This cannot be undone."),
   }[action] || "";
 }
 

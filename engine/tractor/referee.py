@@ -258,6 +258,9 @@ class Referee:
     def _on_match_end(self, ev: Event) -> None:
         """Nothing to judge: the report is already complete."""
 
+    def _on_match_reopen(self, ev: Event) -> None:
+        """A head referee reopened the match: nothing to judge; the next deal is judged as any."""
+
     def _on_needs_referee(self, ev: Event) -> None:
         if ev["ref"] not in self._corrected:
             self.unsure.add(int(ev["ref"]))

@@ -50,16 +50,25 @@ def run(args: argparse.Namespace) -> int:
 
 def summary(report: VerifyReport) -> str:
     """The report's summary in the chosen language (each problem's place and text as found)."""
+    span = (  # a bundle holds only its match's rows: which ids they are
+        _(" (row ids {first}–{last})", first=report.first_row, last=report.last_row)
+        if report.first_row is not None
+        else ""
+    )
     head = _(
-        "{source}: {rows} chained rows, {media} media files checked, {pruned} pruned by retention",
+        "{source}: {rows} chained rows checked{span}, {media} media files checked, {pruned}"
+        " pruned by retention",
         source=report.source,
         rows=report.rows,
+        span=span,
         media=report.media_checked,
         pruned=report.media_pruned,
     )
-    if report.key:
+    if report.key:  # the head signs the node's whole chain, other tables' rows included
         head += _(
-            ", signed to row {n} by node key {key}", n=report.signed_rows, key=key_id(report.key)
+            "; node key {key} signed the node's chain up to row {n}",
+            n=report.signed_rows,
+            key=key_id(report.key),
         )
     if report.ok and report.pinned == "key":
         return head + _(" (the pinned key)") + _(": OK")

@@ -100,13 +100,40 @@ def test_node_and_hub_on_one_data_folder(match_clip: RenderResult, tmp_path: Pat
         state = client.get(f"/api/tables/{table}/state").get_json()
         record = store.events(table)
         rulings = [r.data for r in store.rows(table=table, kind="ruling")]
+        record_over = list(node.events)
+        # a head referee reopens the finished match (issue 30): the node takes the next deal
+        again = client.post(
+            f"/api/tables/{table}/match",
+            json={"action": "reopen_match", "note": "levels entered wrong"},
+            headers={"X-CSRF-Token": csrf},
+        )
+        assert again.status_code == 201, again.get_data(as_text=True)
+        node._polled = 0.0
+        node.poll()
+        assert not node.match_over and node.between
+        hub.poll()
+        start = client.post(
+            f"/api/tables/{table}/match",
+            json={"action": "start_hand"},
+            headers={"X-CSRF-Token": csrf},
+        )
+        assert start.status_code == 201, start.get_data(as_text=True)
+        node._polled = 0.0
+        node.poll()
+        assert node.hand == 3 and not node.between and not node.match_over
+        reopened = store.events(table)[len(record) :]
     finally:
         hub_store.close()
         for close in closers:
             close()
     assert [e["seq"] for e in record] == list(range(len(record)))
     assert record[-1]["type"] == "match_end" and record[-1]["by"] == "head1"
-    assert record == node.events
+    assert record == record_over
+    assert [(e["type"], e.get("by")) for e in reopened] == [
+        ("match_reopen", "head1"),
+        ("hand_start", None),
+    ]
+    assert reopened[0]["note"] == "levels entered wrong" and reopened[1]["hand"] == 3
     # every event's rulings once: one trick ruling per trick, one deal ruling per deal
     tricks = [
         (r["hand"], r["trick"]) for r in rulings if r["kind"] == "trick" and "by_seq" not in r

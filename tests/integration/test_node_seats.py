@@ -157,8 +157,8 @@ def test_run_resumes_between_deals_and_refuses_a_finished_match(
     hand_clip: RenderResult, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     """A finished hand is resumed between deals (the same video: nothing new is written, the
-    new ``-o`` file follows the store); a finished match is never reopened: the next ``run``
-    writes nothing and says why."""
+    new ``-o`` file follows the store); a finished match is not resumed: the next ``run``
+    writes nothing and says why, until a head referee reopens it (``match_reopen``)."""
     from tablescan.cli import build_parser
 
     data = tmp_path / "data"
@@ -179,5 +179,17 @@ def test_run_resumes_between_deals_and_refuses_a_finished_match(
         store.close()
     third = build_parser().parse_args([*argv, "-o", str(tmp_path / "third.jsonl")])
     assert third.func(third) == 2
-    assert "holds a finished match" in caplog.text and "never reopened" in caplog.text
+    assert "holds a finished match" in caplog.text and "reopen it on the dashboard" in caplog.text
     assert not (tmp_path / "third.jsonl").exists()
+    # a head referee reopens it on the dashboard (issue 30): the next run resumes the match
+    store = store_wiring(data, load_config(hand_clip.table))[2]
+    try:
+        store.append_event(table, {"v": 1, "t": 100.0, "type": "match_reopen", "by": "head1"})
+    finally:
+        store.close()
+    caplog.clear()
+    fourth = build_parser().parse_args([*argv, "-o", str(tmp_path / "fourth.jsonl")])
+    assert fourth.func(fourth) == 0, caplog.text
+    assert "holds a finished match" not in caplog.text
+    kept = [json.loads(line) for line in (tmp_path / "fourth.jsonl").read_text().splitlines()]
+    assert [e["type"] for e in kept][-2:] == ["match_end", "match_reopen"]

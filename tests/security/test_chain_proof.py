@@ -81,7 +81,7 @@ def test_clean_store_verifies_with_its_signed_head(tmp_path: Path) -> None:
     filled(tmp_path)
     report = verify_store(tmp_path)
     assert report.ok, report.summary()
-    assert "signed to row" in report.summary()
+    assert "signed the node's chain up to row" in report.summary()
     key = Path(os.environ["TABLESCAN_KEY_DIR"]) / "node.key"  # outside the data folder
     assert key.stat().st_mode & 0o777 == 0o600 and not (tmp_path / "node.key").exists()
 

@@ -75,7 +75,7 @@ def test_bundle_holds_the_report_and_verifies(bundle: Path) -> None:
         page = zf.read("report.html").decode()
         assert zf.read("report.pdf").startswith(b"%PDF")
     assert {"report.html", "report.pdf"} <= set(manifest["files"])
-    assert "revoke" in page and "不跟花色" in page and "head1" in page and "清楚" in page
+    assert "revoke" in page and "打错牌（未跟花色）" in page and "head1" in page and "清楚" in page
     assert page.count("data:image/jpeg;base64,") >= 2  # where it happened, and the proof
     assert "data:image/png;base64," in page  # the timeline plot
     assert manifest["chain_tip"] in page
@@ -111,6 +111,73 @@ def test_pdf_pages_show_the_frames_and_the_rule(bundle: Path, tmp_path: Path) ->
     # and no page is blank
     for p in pages:
         assert np.count_nonzero(cv2.imread(str(p), cv2.IMREAD_GRAYSCALE) < 200) > 500, p
+
+
+def test_pdf_is_a4_and_names_the_rule_hand_penalty_and_key_as_the_cli(
+    bundle: Path, tmp_path: Path
+) -> None:
+    """Issue 30: A4, the rule by engine.names' name (as the dashboard and the CLI), the hand's
+    number, the penalty note in Chinese and the key id ``verify`` prints."""
+    with zipfile.ZipFile(bundle) as zf:
+        pdf, page = zf.read("report.pdf"), zf.read("report.html").decode()
+        manifest = json.loads(zf.read("manifest.json"))
+    src = tmp_path / "report.pdf"
+    src.write_bytes(pdf)
+    info = subprocess.run(["pdfinfo", str(src)], capture_output=True, text=True, check=True)
+    size = next(line for line in info.stdout.splitlines() if line.startswith("Page size"))
+    assert size.endswith("(A4)"), size  # not US Letter (612 x 792 pts)
+    text = subprocess.run(
+        ["pdftotext", str(src), "-"], capture_output=True, text=True, check=True
+    ).stdout
+    flat = "".join(text.split())
+    assert "打错牌（未跟花色）" in flat and "不跟花色（垫牌违例）" not in flat
+    assert "missed pair" not in text.lower() and "not stated" not in text
+    assert "规则未作规定，由裁判决定" in flat  # school-2010 leaves a revoke's penalty open
+    assert "未跟花色：1张未出方块" in flat  # the engine's reason, in Chinese
+    assert "副</th><td>1</td>" in page  # the hand's number, not "–"
+    checked = _tablescan("verify", "--lang", "zh", str(bundle))
+    key = checked.stdout.split("节点密钥 ")[-1].split()[0]
+    assert len(key) == 16 and key in flat, checked.stdout
+    assert manifest["public_key"] not in page  # only the id verify prints, never another hex
+    # verify: which rows the bundle holds and how far the node signed, in one clear sentence
+    assert "行已核对（行号 " in checked.stdout and "签名了节点的整条链，至第" in checked.stdout
+    en = _tablescan("verify", "--lang", "en", str(bundle)).stdout
+    assert "chained rows checked (row ids " in en and "signed the node's chain up to row" in en
+
+
+def test_timeline_labels_are_chinese_and_never_overlap() -> None:
+    """Many violations a trick apart: each rule's Chinese name in the CJK font, no two labels
+    sharing pixels (a missing glyph is a warning, and warnings are errors)."""
+    import matplotlib
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    from evidence.report import _cjk_rc, timeline_figure
+
+    events, _ = simulate(
+        Rules.load("school-2010"), seed=3, hands=1, inject=6, kinds=("revoke", "missed_pair")
+    )
+    from engine.games import referee_for
+
+    ref = referee_for(events[0])
+    rulings = [r for e in events for r in ref.feed(e)]
+    rulings += [
+        {"kind": "violation", "rule": rule, "at_seq": seq}
+        for seq, rule in ((9, "missed_pair"), (10, "missed_tractor"), (13, "wrong_count"))
+    ]
+    rc: Any = _cjk_rc()
+    with matplotlib.rc_context(rc):
+        fig = timeline_figure(events, rulings, "zh")
+        canvas = FigureCanvasAgg(fig)
+        canvas.draw()
+        renderer = canvas.get_renderer()
+        labels = [t for t in fig.axes[0].texts]
+        boxes = [t.get_window_extent(renderer) for t in labels]
+    texts = [t.get_text() for t in labels]
+    assert "有对必对（有对未跟对）" in texts and "打错牌（未跟花色）" in texts, texts
+    assert fig.axes[0].get_title() == "比赛时间线"
+    for i, a in enumerate(boxes):
+        for b in boxes[i + 1 :]:
+            assert not a.overlaps(b), (a, b)
 
 
 def test_a_changed_byte_in_the_report_is_caught(bundle: Path, tmp_path: Path) -> None:
@@ -198,3 +265,14 @@ def test_the_report_shows_an_unfinished_80_points_match_with_its_levels() -> Non
     assert "Levels after" in deals and deals.count("<tr><td>") == 1
     banker = next(h["banker"] for h in referee_report(EVENTS)["hands"])
     assert f"<td>1</td><td>{EVENTS[0]['seats'][banker]}</td>" in deals  # the judge's banker
+
+
+def test_a_reopened_match_is_not_over_in_the_report() -> None:
+    """Issue 30: a head referee's ``match_reopen`` after the ``match_end``: the match goes on."""
+    over = [*EVENTS]
+    assert over[-1]["type"] == "match_end"
+    reopened = [*over, {"v": 1, "seq": len(over), "t": 9999.0, "type": "match_reopen", "by": "h"}]
+    assert "比赛结束" in _report(over, "zh")
+    page = _report(reopened, "zh")
+    state = page[page.index('id="match-state"') :].split("</p>")[0]
+    assert "比赛未结束" in state and "比赛结束" not in state
