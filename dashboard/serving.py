@@ -174,7 +174,10 @@ class StreamGate:
         self.total = 0
 
     def _key(self, environ: dict[str, Any]) -> tuple[str, int]:
-        if environ.get("PATH_INFO", "").startswith("/overlay/"):
+        path = environ.get("PATH_INFO", "")
+        # the operator panel's undelayed preview is a head referee's (login), not the link's:
+        # reloading the panel must not take the OBS scene's slots
+        if path.startswith("/overlay/") and not path.endswith("/preview-stream"):
             token = parse_qs(environ.get("QUERY_STRING", "")).get("token", [""])[0]
             return "token:" + token[:200], STREAMS_PER_TOKEN
         return "cookie:" + environ.get("HTTP_COOKIE", "")[:4096], STREAMS_PER_SESSION

@@ -125,15 +125,28 @@
   }
 
   // the operator panel's undelayed preview names its own (login-only) stream
-  const es = new EventSource(body.dataset.stream || `/overlay/${encodeURIComponent(tid)}/stream?${q}`);
-  es.addEventListener("state", (m) => {
-    let v = null;
-    try { v = JSON.parse(m.data); } catch (e) { v = null; }
-    safeRender(v);
-    document.dispatchEvent(new CustomEvent("overlay:state", { detail: v })); // overlay-extras.js
-  });
-  // the head referee revoked this link: go blank and stop asking
-  es.addEventListener("revoked", () => { es.close(); safeRender(null); });
-  // refused (a bad token) or gone for good: nothing on air
-  es.addEventListener("error", () => { if (es.readyState === EventSource.CLOSED) safeRender(null); });
+  const src = body.dataset.stream || `/overlay/${encodeURIComponent(tid)}/stream?${q}`;
+  let wait = 5000; // after a refusal (503 when the node's streams are full): 5 s, doubling to 60 s
+  let revoked = false;
+  function connect() {
+    const es = new EventSource(src);
+    es.addEventListener("state", (m) => {
+      wait = 5000;
+      let v = null;
+      try { v = JSON.parse(m.data); } catch (e) { v = null; }
+      safeRender(v);
+      document.dispatchEvent(new CustomEvent("overlay:state", { detail: v })); // overlay-extras.js
+    });
+    // the head referee revoked this link: go blank and stop asking
+    es.addEventListener("revoked", () => { revoked = true; es.close(); safeRender(null); });
+    // refused or gone: nothing on air, and ask again later (a browser source is left running
+    // for hours; it must come back by itself once the node has a stream free)
+    es.addEventListener("error", () => {
+      if (es.readyState !== EventSource.CLOSED || revoked) return;
+      safeRender(null);
+      setTimeout(connect, wait);
+      wait = Math.min(wait * 2, 60000);
+    });
+  }
+  connect();
 })();

@@ -8,8 +8,10 @@ air. Screenshots: artifacts/screens/operator-<lang>-<width>[-what].png."""
 from __future__ import annotations
 
 import re
+import socket
 import time
 from collections.abc import Iterator
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +21,7 @@ from playwright.sync_api import Browser, FrameLocator, Page
 from dashboard.app import create_app
 from dashboard.desk import register
 from dashboard.hub import Hub
+from dashboard.serving import STREAMS_PER_TOKEN
 from dashboard.users import UserStore
 from evidence import EvidenceStore
 from tests.dashboard.browser import SCREENS, LiveServer
@@ -175,6 +178,37 @@ def test_a_test_pattern_until_the_match_is_on_air(site: dict[str, Any], browser:
         obs.close()
         ctx.close()
     assert not errors
+
+
+def test_a_refused_browser_source_comes_back_by_itself(
+    site: dict[str, Any], browser: Browser
+) -> None:
+    """OBS leaves a browser source running for hours: refused once (the link's streams all
+    taken, 503), the overlay must ask again and go on air when a slot is free. The head
+    referee's panel previews do not take the link's slots."""
+    url, token = site["url"], site["tokens"]["t1"]
+    port = int(url.rsplit(":", 1)[1])
+    ctx, page, _errors = open_page(browser, "zh-CN", 1440)
+    obs = browser.new_page(viewport={"width": 1280, "height": 720})
+    try:
+        head_login(page, url)
+        page.goto(f"{url}/overlay/t1/operator?token={token}")
+        page.frame_locator("#op-next-frame").locator("[data-widget=score]").wait_for()
+        with ExitStack() as held:
+            for _ in range(STREAMS_PER_TOKEN - 1):  # the air preview holds the last one
+                s = held.enter_context(socket.create_connection(("127.0.0.1", port), timeout=10))
+                s.sendall(
+                    f"GET /overlay/t1/stream?token={token} HTTP/1.1\r\nHost: x\r\n\r\n".encode()
+                )
+                assert s.recv(200).startswith(b"HTTP/1.1 200")
+            with obs.expect_response(lambda r: "/stream?" in r.url) as refused:
+                obs.goto(f"{url}/overlay/t1?token={token}")
+            assert refused.value.status == 503
+            assert obs.locator("[data-widget=score]").count() == 0
+        obs.locator("[data-widget=score]").wait_for(timeout=15000)  # asked again, on air
+    finally:
+        obs.close()
+        ctx.close()
 
 
 def test_the_panel_and_undelayed_preview_are_the_head_referees_alone(

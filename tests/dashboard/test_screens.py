@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, Page
+from playwright.sync_api import Browser, Page, expect
 
 from dashboard.app import create_app
 from dashboard.demo import render_frame
@@ -184,7 +184,7 @@ def test_the_pages_speak_the_sheets_words(site: dict[str, Any], browser: Browser
     assert "轮到" in page.inner_text("#turn") and "闲家" in page.inner_text("#score")
     page.click("#lang-switch")  # English, one switch away, remembered for the user
     page.wait_for_selector("html[lang=en]")
-    assert "to play" in page.inner_text("#turn")
+    expect(page.locator("#turn")).to_contain_text("to play")  # drawn once the state comes
     other = browser.new_context(extra_http_headers={"Accept-Language": "zh-CN"}).new_page()
     login(other, url)
     assert other.get_attribute("html", "lang") == "en"  # the saved choice beats the browser
