@@ -39,8 +39,9 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(PY) -m mypy engine vision firmware_bridge dashboard evidence tablescan models hall
 
+# two workers, a module's tests on one (its module fixtures, its Chromium, built once)
 pytest: $(TRAIN) system-deps firmware
-	$(PY) -m pytest
+	$(PY) -m pytest -n 2 --dist loadscope
 
 test: lint typecheck pytest
 
