@@ -238,7 +238,7 @@ def _trick_of(events: list[dict[str, Any]], seq: int | None, seats: int) -> list
 CJK_FONT = "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc"  # Debian fonts-wqy-microhei
 
 
-def _cjk_rc() -> dict[str, Any]:
+def cjk_rc() -> dict[str, Any]:
     """The plot's font: WenQuanYi Micro Hei, which the project ships for Chinese labels
     (matplotlib's default font has no CJK glyphs and draws boxes)."""
     from matplotlib import font_manager
@@ -256,7 +256,7 @@ def timeline_png(events: list[dict[str, Any]], rulings: list[dict[str, Any]], la
     import matplotlib
 
     matplotlib.use("Agg")
-    rc: Any = _cjk_rc()  # matplotlib types its keys as a Literal of every rc name
+    rc: Any = cjk_rc()  # matplotlib types its keys as a Literal of every rc name
     with matplotlib.rc_context(rc):
         fig = timeline_figure(events, rulings, lang)
         buf = io.BytesIO()

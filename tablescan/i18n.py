@@ -51,6 +51,7 @@ SHOWN = (
     "demo/pipeline.py",
     "commands/tournament.py",
     "envelope.py",
+    "commands/markers.py",
 )
 
 _current: list[str] = [DEFAULT]

@@ -11,7 +11,7 @@ import cv2
 import numpy as np
 import pytest
 
-from tablescan.commands.markers import A4, grid_centres
+from tablescan.commands.markers import A4, cut_margin, grid_centres
 from tablescan.config import load_config
 from vision.calibration import calibrate_aruco
 
@@ -79,6 +79,35 @@ def test_markers_pdf_renders_at_true_size_and_calibrates(tmp_path: Path) -> None
     got = cal.to_table(probe)
     want = [(0.0, 0.0), (A4[0] / 2 - x0, A4[1] / 2 - y0)]
     assert np.abs(got - np.array(want)).max() < 0.5  # mm: printed at true size
+
+
+@pytest.mark.parametrize(("lang", "words"), [("zh", "校准标记"), ("en", "calibration markers")])
+def test_markers_pdf_speaks_the_cli_language_with_cut_lines_and_centre_ticks(
+    tmp_path: Path, lang: str, words: str
+) -> None:
+    pdf = tmp_path / "markers.pdf"
+    assert tablescan("markers", "-o", str(pdf), "--lang", lang).returncode == 0
+    text = subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True, text=True, check=True)
+    assert words in text.stdout and ("左上" in text.stdout) == (lang == "zh")
+    dpi = 100
+    subprocess.run(["pdftoppm", "-r", str(dpi), "-gray", "-png", str(pdf), str(tmp_path / "p")])
+    page = cv2.imread(str(tmp_path / "p-1.png"), cv2.IMREAD_GRAYSCALE)
+    mm = dpi / 25.4
+    centres = grid_centres(70.0)
+    assert centres is not None
+    (cx, cy), half = centres[0], 35.0
+    cut = half + cut_margin(70.0, True)
+    # the dashed cut line left of the marker: dark and light runs along its length
+    x = round((cx - cut) * mm)
+    col = page[int((cy - half) * mm) : int((cy + half) * mm), x - 1 : x + 2].min(axis=1)
+    assert 0.2 < (col < 220).mean() < 0.9
+    # the centre ticks: on the marker's centre lines, between the marker and the cut line
+    gap = (cx - (half + cut) / 2) * mm
+    assert page[int(cy * mm) - 1 : int(cy * mm) + 2, int(gap)].min() < 100  # left tick
+    assert (
+        page[int((cy - half / 2 - cut / 2) * mm), int(cx * mm) - 1 : int(cx * mm) + 2].min() < 100
+    )
+    assert page[int((cy - 10) * mm), int(gap)] > 200  # nothing else there
 
 
 def test_large_markers_go_one_to_a_page(tmp_path: Path) -> None:

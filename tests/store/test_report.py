@@ -151,7 +151,7 @@ def test_timeline_labels_are_chinese_and_never_overlap() -> None:
     import matplotlib
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-    from evidence.report import _cjk_rc, timeline_figure
+    from evidence.report import cjk_rc, timeline_figure
 
     events, _ = simulate(
         Rules.load("school-2010"), seed=3, hands=1, inject=6, kinds=("revoke", "missed_pair")
@@ -164,7 +164,7 @@ def test_timeline_labels_are_chinese_and_never_overlap() -> None:
         {"kind": "violation", "rule": rule, "at_seq": seq}
         for seq, rule in ((9, "missed_pair"), (10, "missed_tractor"), (13, "wrong_count"))
     ]
-    rc: Any = _cjk_rc()
+    rc: Any = cjk_rc()
     with matplotlib.rc_context(rc):
         fig = timeline_figure(events, rulings, "zh")
         canvas = FigureCanvasAgg(fig)
