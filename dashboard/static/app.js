@@ -608,6 +608,8 @@ function violationHTML(v, x, rulings) {
       /* an open flag is open to read; a decided one folds to its summary line */
       return `<details class="panel viol" data-violation="${esc(x.id)}"${status === "open" ? " open" : ""}>${summary}`
         + `<div class="who-rule">${citeBlock(x)}</div>`
+        /* the id that tablescan export --violation takes, to read or copy */
+        + `<p class="small vid">${esc(t("Violation id"))} <code data-vid>${esc(x.id)}</code></p>`
         /* dispute report (issue 19) */ + `<p class="small"><a class="report-link" data-report="${esc(x.id)}" target="_blank" href="/api/tables/${encodeURIComponent(v.id)}/export?violation=${encodeURIComponent(x.id)}&format=html">${esc(t("Dispute report (HTML; PDF inside the bundle)"))}</a> · <a href="/api/tables/${encodeURIComponent(v.id)}/export?violation=${encodeURIComponent(x.id)}">${esc(t("bundle (.zip)"))}</a></p>`
         + evidenceBlock(v, x)
         + `<div>${decide}</div></details>`;
