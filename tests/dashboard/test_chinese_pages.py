@@ -11,7 +11,15 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser
 
-from tests.dashboard.test_screens import PATHS, RECORD, login, open_page, ready, site  # noqa: F401
+from tests.dashboard.test_screens import (  # noqa: F401
+    PATHS,
+    RECORD,
+    login,
+    open_page,
+    page_text,
+    ready,
+    site,
+)
 
 #: what may stay in Latin letters on a Chinese page: the record's seat names and profile, the
 #: language switch, product and file-format names, user names, evidence ids, config words
@@ -42,7 +50,7 @@ def test_no_english_on_a_chinese_page(site: dict[str, Any], browser: Browser, wi
             page.goto(site["server"].url + path)
             ready(page, name)
             page.evaluate("document.querySelectorAll('details').forEach((d) => { d.open = true; })")
-            words = set(re.findall(r"[A-Za-z]{3,}", page.inner_text("body")))
+            words = set(re.findall(r"[A-Za-z]{3,}", page_text(page)))
             if words - ALLOWED:
                 found[name] = sorted(words - ALLOWED)
         assert not found, found
