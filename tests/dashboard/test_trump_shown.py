@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser
+from playwright.sync_api import Browser, Page
 
 from dashboard.app import create_app
 from dashboard.desk import register
@@ -58,6 +58,27 @@ WORDS = {
 }
 
 
+def check_felt(page: Page) -> None:
+    """The banker's pill ("South ★ 庄家") is one line, and no seat's cards cover the centre's
+    trick and score (at 390 px the pill used to wrap and push the top seat's cards onto it)."""
+    centre = page.locator(".felt .centre").bounding_box()
+    assert centre is not None
+    for name in page.locator(".felt .seat .name").all():
+        box = name.bounding_box()
+        line = name.evaluate("e => parseFloat(getComputedStyle(e).lineHeight) || 20")
+        assert box is not None and box["height"] < 1.8 * line + 8, name.inner_text()
+    for cards in page.locator(".felt .seat .played .card").all():
+        c = cards.bounding_box()
+        assert c is not None
+        apart = (
+            c["y"] + c["height"] <= centre["y"] + 1
+            or c["y"] >= centre["y"] + centre["height"] - 1
+            or c["x"] + c["width"] <= centre["x"] + 1
+            or c["x"] >= centre["x"] + centre["width"] - 1
+        )
+        assert apart, ("a played card covers the centre", c, centre)
+
+
 @pytest.mark.parametrize("width", [390, 1440])
 @pytest.mark.parametrize("lang", list(WORDS))
 def test_the_judged_trump_and_banker_show(
@@ -73,6 +94,7 @@ def test_the_judged_trump_and_banker_show(
         assert w["suit"] in chip and w["none"] not in chip, chip
         assert w["banker"] in page.inner_text("#banker-chip")
         assert page.locator(".side-card.bank").count() == 1, "one side is the banker's"
+        check_felt(page)
         page.screenshot(path=str(SCREENS / f"{lang}-{width}-table-trump.png"), full_page=True)
         page.goto(site["url"] + "/tables/t2")
         page.wait_for_selector("body[data-seq]")
