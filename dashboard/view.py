@@ -524,7 +524,10 @@ class TableFold:
         self._audit(ev)  # a referee-entered violation: the judge rules it (a ruling row)
 
     def _audit(self, ev: Event) -> None:
-        self._append("audit", {**ev, "at": self.wall.get(ev["seq"])})
+        row = {**ev, "at": self.wall.get(ev["seq"])}
+        if ev.get("by") == "camera":  # the node's own reason: English in the record
+            row["why_zh"] = names.detail_text(ev.get("why"), "zh_CN")
+        self._append("audit", row)
 
     def _settle(self, ref: int) -> None:
         self.settled.add(ref)

@@ -210,6 +210,44 @@ DETAILS: tuple[tuple[str, str], ...] = (
     (r"seat (?P<s>\d+) holds the lead", "首出权在座位 {s}"),
     (r"the set stood; seat (?P<s>\d+) leads", "此牌无人再管，由座位 {s} 首出"),
     (r"a pass ends the right this round \((?P<cite>.+)\)", "过牌后本轮再无出牌权（{cite}）"),
+    # the table node's own corrections (tablescan.fusion ``camera_fix``): their ``why``
+    (
+        r"the trick was swept with (?P<k>\d+) of (?P<n>\d+) plays read: a play was missed",
+        "这一墩收走时只读到 {n} 手中的 {k} 手：漏读了一手",
+    ),
+    (
+        r"laid after its trick was swept short: a play was missed, the turn is unknown",
+        "在少读一手的一墩收走后打出：漏读了一手，轮次不明",
+    ),
+    (
+        r"a later answer's card count disagrees with this set: it may be misread",
+        "后来接牌的张数与这一手不符：这一手可能读错",
+    ),
+    (
+        r"a later read makes more copies of (?P<c>\S+) than (?P<d>\d+) decks hold",
+        "后来的读牌使{c}多于 {d} 副牌所有的张数",
+    ),
+    (
+        r"a later play came out of turn: this trick was not seen as it was laid",
+        "后来有一手不按轮次：这一墩未按出牌顺序看到",
+    ),
+    (
+        r"every follower laid (?P<n>\d+) card\(s\); the lead's unsure (?P<c>.+) left out",
+        "跟牌者都出了 {n} 张；首家读得不确定的 {c} 已去掉",
+    ),
+    (r"(?P<c>\S+) read without its pair", "{c} 读到了，却没读到与它成对的那张"),
+    (r"(?P<c>\S+) read twice", "{c} 被读了两次"),
+    (
+        r"most plays of the trick have (?P<n>\d+) cards; (?P<rest>.+)",
+        "这一墩多数出牌为 {n} 张；{rest}",
+    ),
+    (
+        r"the trick's plays were read with (?P<read>[\d, ]+) card\(s\); all must have the lead's",
+        "这一墩各手读到的张数为 {read}；每手都须与首家张数相同",
+    ),
+    (r"the face-down bottom changed before the first play", "第一手出牌前，扣着的底牌变了"),
+    (r"the bottom turned up shows (?P<n>\d+) cards", "翻开的底牌有 {n} 张"),
+    (r"the leader laid more cards after the play was read", "读牌之后，首家又放下了更多的牌"),
     (r"entered by (?P<by>[^:]+): (?P<note>.*)", "由 {by} 录入：{note}"),
     (r"entered by (?P<by>[^:]+)", "由 {by} 录入"),
 )

@@ -665,6 +665,13 @@ async function loadHistory() {
   try { HISTORY = (await getJSON(`/api/tables/${encodeURIComponent(TID)}/corrections/history`)).corrections; } catch (err) { HISTORY = []; }
 }
 
+/* the node's own reasons are English in the record: Chinese from the view (engine.names), and
+   none rather than English when no pattern knows one; a referee's note as typed */
+function auditWhy(a) {
+  if (a.by === "camera" && LANG !== "en") return a.why_zh || "";
+  return a.why || a.note || "";
+}
+
 function auditWhat(v, a) {
   if (a.type === "correction") {
     const h = HISTORY.find((x) => x.seq === a.seq);
@@ -700,7 +707,7 @@ function drawCorrections(v) {
     sel.innerHTML = v.seats.map((x) => `<option value="${x.index}">${esc(x.name)}</option>`).join("");
   }
   const undone = new Set(HISTORY.filter((h) => h.undoes != null).map((h) => h.undoes));
-  $("#audit tbody").innerHTML = (v.audit || []).slice().reverse().map((a) => `<tr data-audit="${a.seq}"><td class="mono" data-label="${esc(t("seq"))}">${a.seq}</td><td data-label="${esc(t("When"))}">${clock(a.at)}</td><td data-label="${esc(t("Who"))}">${esc(a.by)}</td><td data-label="${esc(t("What"))}">${auditWhat(v, a)}</td><td data-label="${esc(t("Why"))}">${esc(a.why || a.note || "")}</td>`
+  $("#audit tbody").innerHTML = (v.audit || []).slice().reverse().map((a) => `<tr data-audit="${a.seq}"><td class="mono" data-label="${esc(t("seq"))}">${a.seq}</td><td data-label="${esc(t("When"))}">${clock(a.at)}</td><td data-label="${esc(t("Who"))}">${esc(a.by)}</td><td data-label="${esc(t("What"))}">${auditWhat(v, a)}</td><td data-label="${esc(t("Why"))}">${esc(auditWhy(a))}</td>`
     + `<td>${a.type === "correction" && CAN_RULE && !a.delete && !undone.has(a.seq) && !(HISTORY.find((h) => h.seq === a.seq) || {}).undoes ? `<button class="rule-btn" data-act="undo" data-seq="${a.seq}">${esc(t("Undo"))}</button>` : undone.has(a.seq) ? `<span class="muted small">${esc(t("undone"))}</span>` : ""}</td></tr>`).join("")
     || `<tr><td colspan="6" class="muted">${esc(t("No referee action yet."))}</td></tr>`;
 }

@@ -61,7 +61,7 @@ class TerminalView:
             "needs_referee": _(
                 "NEEDS REFEREE (seq {n}): {why}", n=ev.get("ref"), why=reason_text(ev.get("reason"))
             ),
-            "correction": _("correction of seq {n}: {why}", n=ev.get("ref"), why=ev.get("why")),
+            "correction": _("correction of seq {n}: {why}", n=ev.get("ref"), why=camera_why(ev)),
             "pass": _("{who} passes", who=who),
             "hand_start": _("hand {n} starts", n=ev.get("hand")),
             "hand_end": _("hand ends"),
@@ -148,3 +148,12 @@ class TerminalView:
         out += ["", *self.lines[-14:]]
         self.stream.write("\n".join(out) + "\n")
         self.stream.flush()
+
+
+def camera_why(ev: Event) -> str:
+    """A correction's reason in the output language: the node's own (English in the record)
+    from ``engine.names``, a referee's as typed."""
+    why = str(ev.get("why") or "")
+    if ev.get("by") != "camera":
+        return why
+    return names.detail_text(why, lang()) or why

@@ -339,3 +339,17 @@ def test_dismissing_needs_a_note(client: tuple[FlaskClient, str]) -> None:
             headers={"X-CSRF-Token": csrf, "Accept-Language": lang},
         )
         assert resp.status_code == 400 and words in resp.get_json()["error"], resp.get_json()
+
+
+def test_the_nodes_own_correction_reason_reaches_a_chinese_page_in_chinese(
+    client: tuple[FlaskClient, str], hub: Hub
+) -> None:
+    c, _ = client
+    play = next(e for e in match_record()[:60] if e["type"] == "play")
+    why = f"{play['cards'][0]} read twice"
+    fix = {"v": 1, "type": "correction", "by": "camera", "ref": play["seq"], "why": why}
+    hub.store.append_event("t1", {**fix, "cards": play["cards"], "seq": 60, "t": 99.0})
+    hub.poll()
+    row = state(c)["audit"][-1]
+    assert row["why"] == why  # the record keeps its English
+    assert row["why_zh"] and "read" not in row["why_zh"] and "两次" in row["why_zh"]
