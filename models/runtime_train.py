@@ -58,7 +58,9 @@ HOLDOUT_BANK_SEED = 77_001  # held-out corner bank: not vision.eval's scenes (HO
 _W: dict[str, Any] = {}
 
 
-def _worker_init(model: str, pack: str | None, only: tuple[str, ...]) -> None:
+def _worker_init(
+    model: str, pack: str | None, only: tuple[str, ...], neg_ratio: float = 1.0
+) -> None:
     import cv2
 
     cv2.setNumThreads(1)
@@ -71,6 +73,7 @@ def _worker_init(model: str, pack: str | None, only: tuple[str, ...]) -> None:
 
         decks, usable = usable_decks("train", only)
     det = D.CardDetector(model, threads=1)
+    _W["neg_ratio"] = neg_ratio
     _W.update(decks=decks, usable=usable, det=det)
 
 
@@ -79,6 +82,7 @@ def peak_samples(
     lab: dict[str, Any],
     det: D.CardDetector,
     rng: np.random.Generator,
+    neg_ratio: float = 1.0,
 ) -> tuple[list[np.ndarray], list[int]]:
     """Crops at the localiser's own peaks of one scene and their labels: the face of the
     well-visible true corner under a peak, ``none`` for a peak on nothing or on a hidden
@@ -125,10 +129,11 @@ def peak_samples(
         )
         xs.append(D.crop_index(img, q, pyr))
         ys.append(y)
-    # false peaks are many where the threshold is low: at most about as many as the faces
+    # false peaks are many where the threshold is low: at most ``neg_ratio`` per face (+2)
     pos = [i for i, y in enumerate(ys) if y != none]
     neg = [i for i, y in enumerate(ys) if y == none]
-    keep = sorted(pos + [int(i) for i in rng.permutation(neg)[: len(pos) + 2]])
+    n_neg = round(len(pos) * neg_ratio) + 2
+    keep = sorted(pos + [int(i) for i in rng.permutation(neg)[:n_neg]])
     return [xs[i] for i in keep], [ys[i] for i in keep]
 
 
@@ -144,7 +149,7 @@ def _scene_job(args: tuple[int, int, int]) -> dict[str, Any]:
     rng = np.random.default_rng([seed, i, 26])
     scene = compose_scene(rng, _W["decks"], _W["usable"], SceneConfig())
     lab = scene.to_json()
-    px, py = peak_samples(scene.image, lab, _W["det"], rng)
+    px, py = peak_samples(scene.image, lab, _W["det"], rng, float(_W.get("neg_ratio", 1.0)))
     tx, ty = index_crops(scene.image, lab, rng, neg_ratio=0.3)
     gx, gy = [], []
     for k in range(n_proc):
@@ -256,6 +261,7 @@ def run(
     max_steps: int = 10**9,
     only: tuple[str, ...] = (),
     eval_pack: Path | None = None,
+    neg_ratio: float = 1.0,
 ) -> dict[str, Any]:
     """Train for ``minutes`` of wall clock, continuing ``resume`` when it exists (else from
     ``model``'s classifier); saves ``resume`` (and ``out``: an ONNX graph with ``model``'s
@@ -294,7 +300,7 @@ def run(
     ctx = mp.get_context("spawn" if workers > 0 else "fork")
     base = state["scenes"]
     jobs = ((seed, base + i, 6) for i in range(10**9))
-    init_args = (str(model), str(pack) if pack else None, only)
+    init_args = (str(model), str(pack) if pack else None, only, neg_ratio)
     pool = ctx.Pool(workers, _worker_init, init_args) if workers else None
     if pool is None:
         _worker_init(*init_args)
@@ -426,6 +432,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--eval-every", type=float, default=10.0, help="minutes between judgements")
     ap.add_argument("--max-steps", type=int, default=10**9, help="stop after this many steps")
     ap.add_argument("--designs", default="", help="training designs to use (comma-separated)")
+    ap.add_argument(
+        "--neg-ratio",
+        type=float,
+        default=1.0,
+        help="false-peak 'none' crops kept per face crop of a scene (+2)",
+    )
     args = ap.parse_args(argv)
     import torch  # the training extra: imported only when training
 
@@ -446,6 +458,7 @@ def main(argv: list[str] | None = None) -> int:
         max_steps=args.max_steps,
         only=tuple(n for n in args.designs.split(",") if n),
         eval_pack=args.eval_pack,
+        neg_ratio=args.neg_ratio,
     )
     print(f"runtime crops: {rec['steps']} steps in all, {rec['cpu_s'] / 3600:.2f} CPU h")
     return 0
