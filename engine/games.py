@@ -44,6 +44,18 @@ class Game:
     #: what on the table shows the next deal begun: ``centre`` (the cloth gathered, a bury)
     #: or ``seat_areas`` (a set laid in a seat's area, the first lead, or a seat's press)
     new_deal: str = "centre"
+    #: the facts the table's set-up and the camera's checks need, so that no caller outside
+    #: the game's own folder compares its name: players at a table, the profile and deck count
+    #: ``tablescan setup`` writes, the name ``setup --game`` takes, whether teams climb levels,
+    #: whether play goes round in a fixed order with the lead setting the count (80-points), and
+    #: whether a set is answered by one of the same count (Gouji: the read checked against it)
+    seats: int = 4
+    default_profile: str = "standard"
+    decks: int = 2
+    setup_name: str = ""
+    levels: bool = True
+    fixed_turn: bool = True
+    answers_sets: bool = False
 
     def _attr(self, module: str, attr: str) -> Any:
         try:
@@ -88,6 +100,7 @@ GAMES: dict[str, Game] = {
             "engine.tractor.referee",
             "Referee",
             "tractor",
+            setup_name="80-points",
         ),
         Game(
             "gouji",
@@ -99,6 +112,12 @@ GAMES: dict[str, Game] = {
             "gouji",
             deal_end="referee",
             new_deal="seat_areas",
+            seats=6,
+            default_profile="gouji-core",
+            decks=4,
+            levels=False,
+            fixed_turn=False,
+            answers_sets=True,
         ),
     )
 }

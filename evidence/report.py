@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from engine import names
+from engine.games import GAMES
 
 CHROMIUM = "/usr/bin/chromium"
 PRINT_TIMEOUT_S = 90.0
@@ -368,11 +369,12 @@ def _match_section(
     events: list[dict[str, Any]],
     rulings: list[dict[str, Any]],
     seats: list[str],
-    gouji: bool,
+    by_place: bool,
     lang: str,
 ) -> list[str]:
     """The match as the judge's stored deal results give it (nothing judged here): each
-    deal's banker and levels after (80-points) or finishing order and points (Gouji), and
+    deal's banker and levels after (80-points) or, where the game ranks places instead of
+    climbing levels, its finishing order and points (Gouji), and
     whether the match is over, with the result its ``match_end`` carries."""
     e_ = html.escape
 
@@ -386,7 +388,7 @@ def _match_section(
         (e for e in reversed(events) if e.get("type") in ("match_end", "match_reopen")), None
     )
     end = last if last is not None and last.get("type") == "match_end" else None
-    if gouji:
+    if by_place:
         head = [_t("hand", lang), _t("places", lang), _t("deal_points", lang)]
     else:
         head = [_t("hand", lang), _t("banker", lang), _t("levels_after", lang)]
@@ -395,7 +397,7 @@ def _match_section(
     for hand in sorted(h for h in deals if isinstance(h, int)):
         r = deals[hand]
         out: dict[str, Any] = r["outcome"] if isinstance(r.get("outcome"), dict) else {}
-        if gouji:
+        if by_place:
             order = out.get("finishing_order") or []
             places = " · ".join(
                 f"{GOUJI_PLACES[i]} {who(s)}" for i, s in enumerate(order) if s is not None
@@ -450,6 +452,7 @@ def build_report(
     start = next((e for e in events if e.get("type") == "match_start"), {})
     seats: list[str] = list(start.get("seats") or [])
     game, profile = str(start.get("game", "")), str(start.get("profile", ""))
+    rules_of = GAMES.get(game, GAMES["tractor"])  # a record of an unknown game: as 80-points
     by_seq = {e["seq"]: e for e in events if "seq" in e}
     media: Mapping[str, str] = info.get("media") or {}
     e_ = html.escape
@@ -481,7 +484,7 @@ def build_report(
         f"<tr><th>{_t('players', lang)}</th><td>{' · '.join(seat(i) for i in range(len(seats)))}</td></tr>",
         f"<tr><th>{_t('teams', lang)}</th><td>{teams}</td></tr>",
         f"<tr><th>{_t('exported', lang)}</th><td>{exported}</td></tr></table>",
-        *_match_section(events, rulings, seats, game == "gouji", lang),
+        *_match_section(events, rulings, seats, not rules_of.levels, lang),
         f"<h2>{_t('disputed', lang)}</h2>",
     ]
     if not viols:
@@ -510,7 +513,7 @@ def build_report(
             f'<p class="muted">{_t("no_quote", lang)}</p>'
         ]
         trick = _trick_of(
-            events, at if isinstance(at, int) else None, len(seats) if game != "gouji" else 1
+            events, at if isinstance(at, int) else None, len(seats) if rules_of.fixed_turn else 1
         )
         shown = {p["seq"] for p in trick}
         if isinstance(proof, int) and proof in by_seq and proof not in shown:

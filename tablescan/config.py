@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from engine.games import find_game
 from hall.config import HallConfig, HallConfigError, parse_broker
 
 if TYPE_CHECKING:
@@ -491,10 +492,6 @@ def _stem(path: Path) -> str:
     return path.stem
 
 
-#: seats a table of each game has (80-points: four players; Gouji: six)
-GAME_SEATS = {"tractor": 4, "gouji": 6}
-
-
 def _default_teams(n: int) -> list[list[int]]:
     return [[i for i in range(n) if i % 2 == k] for k in range(2)]
 
@@ -507,8 +504,8 @@ def _check(f: TableFile, path: Path) -> list[tuple[tuple[Any, ...], str]]:
     if n not in (4, 6):
         out.append((("table", "seats"), f"expected 4 or 6 seat names (in playing order), got {n}"))
         return out
-    want = GAME_SEATS.get(t.game)
-    if want is not None and n != want:  # the other problems are still worth reporting
+    want = find_game(t.game).seats  # 80-points: four players; Gouji: six
+    if n != want:  # the other problems are still worth reporting
         out.append((("table", "seats"), f"a {t.game} table has {want} seats, got {n}"))
     if t.id is None and not re.fullmatch(TABLE_ID, _stem(path)):
         out.append(

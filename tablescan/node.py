@@ -122,6 +122,7 @@ class TableNode:
     def _new_fusion(self, banker: int | None, level: str | None) -> Fusion:
         """Fusion for one deal (its banker, if known, and its level)."""
         cfg = self.cfg
+        game = find_game(cfg.game)
         return Fusion(
             len(cfg.seats),
             cfg.decks,
@@ -130,10 +131,10 @@ class TableNode:
             next_leader=self._next_leader,
             banker_rule=self._banker_rule(),
             bottom_size=getattr(getattr(self.referee, "rules", None), "bottom", None),
-            turns=cfg.game == "tractor",
-            level=level if cfg.game == "tractor" else None,
-            extra_checks=answer_count_check(self.referee) if cfg.game == "gouji" else None,
-            answered=answered_set(self.referee) if cfg.game == "gouji" else None,
+            turns=game.fixed_turn,
+            level=level if game.levels else None,
+            extra_checks=answer_count_check(self.referee) if game.answers_sets else None,
+            answered=answered_set(self.referee) if game.answers_sets else None,
         )
 
     # --- the match: deal after deal ----------------------------------------------------------

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from engine.games import find_game
 from tablescan.config import layout_tables
 from vision.calibration import Layout
 from vision.synth.match_video import FPS, MARKER_SIZE, Camera
@@ -25,15 +26,16 @@ def table_config(
     """The ``table.toml`` content that lets ``replay`` read this video (the game, seats,
     teams, levels and a house's options from the record's ``match_start``; ``decks``: the
     game's deck count)."""
-    gouji = start.get("game") == "gouji"
+    game = find_game(str(start.get("game", "tractor")))
+    n = len(start["seats"])
     return {
         "table": {
             "id": video.stem,
             "game": start.get("game", "tractor"),
             "profile": start["profile"],
             "seats": list(start["seats"]),
-            "teams": start.get("teams", [[0, 2, 4], [1, 3, 5]] if gouji else [[0, 2], [1, 3]]),
-            "levels": start.get("levels", ["-", "-"] if gouji else ["2", "2"]),
+            "teams": start.get("teams", [list(range(k, n, 2)) for k in (0, 1)]),
+            "levels": start.get("levels", ["2", "2"] if game.levels else ["-", "-"]),
             **({"banker": hand["banker"]} if hand and hand.get("banker") is not None else {}),
             "decks": decks,
             **({"options": dict(start["options"])} if start.get("options") else {}),

@@ -85,8 +85,10 @@ def _log_name(config: Path) -> str:
 
 def _presses(args: argparse.Namespace) -> Path | None:
     """``--presses``, else the presses file beside a video-file source (as ``replay`` finds it);
-    a Gouji table with neither that nor a seat controller is warned about: without presses
-    the node cannot see where a deal starts and ends, and every play waits for a referee."""
+    a table whose deals start in the seat areas (Gouji) with neither that nor a seat
+    controller is warned about: without presses the node cannot see where a deal starts and
+    ends, and every play waits for a referee."""
+    from engine.games import find_game
     from tablescan.config import ConfigError, load_config
     from tablescan.recorded_presses import presses_beside
 
@@ -104,11 +106,13 @@ def _presses(args: argparse.Namespace) -> Path | None:
             found = presses_beside(video)
     if found is not None:
         log.info("seat presses from %s", found)
-    if found is None and args.serial is None and cfg.game == "gouji":
-        log.warning(
-            "table %s (Gouji): no seat presses (no --serial, no --presses, no %s beside the "
+    game = find_game(cfg.game)
+    if found is None and args.serial is None and game.new_deal == "seat_areas":
+        log.warning(  # a deal that starts in the seat areas needs the seats' presses to be seen
+            "table %s (%s): no seat presses (no --serial, no --presses, no %s beside the "
             "video): the node cannot see a deal start or end, and each play waits for a referee",
             cfg.table_id,
+            game.name.capitalize(),
             "NAME.presses.jsonl",
         )
     return found

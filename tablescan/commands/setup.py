@@ -13,7 +13,10 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
-GAMES = {"80-points": ("tractor", "standard", 2), "gouji": ("gouji", "gouji-core", 4)}
+from engine.games import games
+
+#: ``--game`` by the name a table's organiser uses (80-points, gouji): the registry's games
+GAMES = {g.setup_name or g.name: g for g in games()}
 #: each seat by the index its area has (``seat0`` …): "0号位" reads as the area it names
 SEAT_NAMES = {n: [f"{i}号位" for i in range(n)] for n in (4, 6)}
 CARD_HEIGHT_MM = 89.0  # a poker-size card
@@ -54,8 +57,8 @@ def table_values(args: argparse.Namespace) -> dict[str, Any]:
     from tablescan.config import layout_tables
     from vision.calibration import default_layout
 
-    game, profile, decks = GAMES[args.game]
-    n = args.seats or (4 if game == "tractor" else 6)
+    game = GAMES[args.game]
+    n = args.seats or game.seats
     size = float(args.table_size)
     layout = default_layout(n, size, float(args.card_height))
     teams = [[i for i in range(n) if i % 2 == k] for k in range(2)]
@@ -63,12 +66,12 @@ def table_values(args: argparse.Namespace) -> dict[str, Any]:
     if args.table_id:
         table["id"] = args.table_id
     table.update(
-        game=game,
-        profile=args.profile or profile,
+        game=game.name,
+        profile=args.profile or game.default_profile,
         seats=SEAT_NAMES[n],
         teams=teams,
-        levels=["2", "2"] if game == "tractor" else ["-", "-"],
-        decks=decks,
+        levels=["2", "2"] if game.levels else ["-", "-"],
+        decks=game.decks,
     )
     return {
         "table": table,
