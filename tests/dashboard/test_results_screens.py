@@ -28,7 +28,8 @@ ON_TIME = {"minutes": 60, "at_time": "extra_deal", "finish_deal": False, "by": "
            "detail": "the higher level wins (9)", "cite": ""}  # fmt: skip
 
 
-@pytest.mark.parametrize("lang,width", [("zh-CN", 390), ("en", 1440)])
+@pytest.mark.parametrize("width", [390, 1440])
+@pytest.mark.parametrize("lang", ["zh-CN", "en"])
 def test_confirm_in_one_tap_and_correct_with_a_reason(
     tmp_path: Path, browser: Browser, lang: str, width: int
 ) -> None:
