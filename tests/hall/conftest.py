@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import paho.mqtt.client as mqtt
 import pytest
 
 from evidence.store import EvidenceStore
@@ -19,6 +21,33 @@ from hall.desk import Desk
 DESK_PW = "desk-secret"
 TABLE_PW = "table-secret"
 TABLES = ("t1", "t2", "t3")
+
+
+def connack(client: mqtt.Client, port: int, broker: subprocess.Popen[str], who: str) -> object:
+    """Connect ``client`` to a Mosquitto just started on ``port`` (it binds a moment after it
+    starts; a broker that died says why) and return its CONNACK's reason code."""
+    answered: list[object] = []
+    connected = threading.Event()
+
+    def on_connect(_c: object, _u: object, _f: object, rc: object, _p: object = None) -> None:
+        answered.append(rc)
+        connected.set()
+
+    client.on_connect = on_connect
+    for _ in range(100):
+        try:
+            client.connect("127.0.0.1", port)
+            break
+        except OSError:
+            assert broker.poll() is None, broker.communicate()[0]
+            threading.Event().wait(0.05)
+    client.loop_start()
+    try:
+        assert connected.wait(10), f"{who}: no CONNACK"
+    finally:
+        client.loop_stop()
+        client.disconnect()
+    return answered[0]
 
 
 def wait_for(cond: Callable[[], object], timeout: float = 15.0, what: str = "") -> None:

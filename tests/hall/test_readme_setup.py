@@ -15,7 +15,6 @@ import ssl
 import subprocess
 import sys
 import tempfile
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -24,6 +23,7 @@ import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 
 from hall.broker import free_port
+from tests.hall.conftest import connack
 from tests.security.conftest import ENV, ROOT
 
 README = ROOT / "hall" / "README.md"
@@ -88,29 +88,7 @@ def test_the_readme_set_up_runs_as_written_and_two_tables_log_in(folder: Path) -
 
 def login_over_tls(folder: Path, table: str, port: int, broker: subprocess.Popen[str]) -> str:
     """The table's CONNACK over the TLS listener, as its ``[hall]`` section would log in."""
-    password = (folder / f"{table}.pw").read_text().strip()
-    answered: list[str] = []
-    connected = threading.Event()
     client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=table)
-    client.username_pw_set(table, password)
+    client.username_pw_set(table, (folder / f"{table}.pw").read_text().strip())
     client.tls_set(ca_certs=str(folder / "ca.crt"), cert_reqs=ssl.CERT_REQUIRED)
-
-    def on_connect(_c: object, _u: object, _f: object, rc: object, _p: object = None) -> None:
-        answered.append(str(rc))
-        connected.set()
-
-    client.on_connect = on_connect
-    for _ in range(100):  # the broker binds its ports a moment after it starts
-        try:
-            client.connect("127.0.0.1", port)
-            break
-        except OSError:
-            assert broker.poll() is None, broker.communicate()[0]
-            threading.Event().wait(0.05)
-    client.loop_start()
-    try:
-        assert connected.wait(10), f"{table}: no CONNACK"
-    finally:
-        client.loop_stop()
-        client.disconnect()
-    return answered[0]
+    return str(connack(client, port, broker, table))

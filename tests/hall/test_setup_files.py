@@ -10,7 +10,6 @@ import pwd
 import subprocess
 import sys
 import tempfile
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -20,6 +19,7 @@ from paho.mqtt.enums import CallbackAPIVersion
 
 from hall.broker import free_port
 from hall.config import HallConfig, HallConfigError
+from tests.hall.conftest import connack
 from tests.security.conftest import ENV
 
 
@@ -61,28 +61,10 @@ def test_the_readme_set_up_logs_a_table_in(out: Path) -> None:
     try:
         cfg = HallConfig(broker=f"mqtt://127.0.0.1:{port}", password_file=out / "t1.pw")
         user, pw = cfg.credentials("t1")
-        got: list[object] = []
-        connected = threading.Event()
         client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="t1-test")
         client.username_pw_set(user, pw)
-
-        def on_connect(_c: object, _u: object, _f: object, rc: object, _p: object = None) -> None:
-            got.append(rc)
-            connected.set()
-
-        client.on_connect = on_connect
-        for _ in range(100):  # the broker binds its port a moment after it starts
-            try:
-                client.connect("127.0.0.1", port)
-                break
-            except OSError:
-                assert broker.poll() is None, broker.communicate()[0]
-                threading.Event().wait(0.05)
-        client.loop_start()
-        assert connected.wait(10), "no CONNACK"
-        client.loop_stop()
-        client.disconnect()
-        assert not getattr(got[0], "is_failure", True), got
+        rc = connack(client, port, broker, "t1")
+        assert not getattr(rc, "is_failure", True), rc
     finally:
         broker.terminate()
         log = broker.communicate(timeout=10)[0]
