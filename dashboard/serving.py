@@ -54,6 +54,9 @@ STREAMS_PER_SESSION = 8  # a referee's tabs: the hall and some tables
 STREAM_PATH = re.compile(
     r"^/(api/tables/[^/]+/stream|api/hall/stream|overlay/[^/]+/(?:preview-)?stream)$"
 )
+#: the streams an overlay link opens (OBS, no login), counted by its token; every other stream,
+#: the operator panel's undelayed preview included, is a login's and counted by its cookie
+LINK_STREAM = re.compile(r"^/overlay/[^/]+/stream$")
 
 Authorised = Callable[[dict[str, str]], bool]
 
@@ -174,10 +177,7 @@ class StreamGate:
         self.total = 0
 
     def _key(self, environ: dict[str, Any]) -> tuple[str, int]:
-        path = environ.get("PATH_INFO", "")
-        # the operator panel's undelayed preview is a head referee's (login), not the link's:
-        # reloading the panel must not take the OBS scene's slots
-        if path.startswith("/overlay/") and not path.endswith("/preview-stream"):
+        if LINK_STREAM.match(environ.get("PATH_INFO", "")):
             token = parse_qs(environ.get("QUERY_STRING", "")).get("token", [""])[0]
             return "token:" + token[:200], STREAMS_PER_TOKEN
         return "cookie:" + environ.get("HTTP_COOKIE", "")[:4096], STREAMS_PER_SESSION
