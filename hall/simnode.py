@@ -58,9 +58,17 @@ def append_record(
     wake: Any = None,
     stop: threading.Event | None = None,
 ) -> None:
-    """Append seqs after what the store holds up to ``events - 1`` (resumes after a kill)."""
+    """Append seqs after what the store holds up to ``events - 1`` (resumes after a kill).
+
+    A resumed node first chains the rulings a kill kept from the store (killed between an
+    event and its ruling), as ``tablescan`` node's ``chain_missing_rulings`` does; the store
+    keeps a ruling once."""
     rng = random.Random(table)
-    for seq in range(store.last_seq(table) + 1, events):
+    last = store.last_seq(table)
+    if rulings_every:
+        for seq in range(rulings_every, last + 1, rulings_every):
+            store.append_ruling(table, sim_ruling(seq))
+    for seq in range(last + 1, events):
         if stop is not None and stop.is_set():
             return
         store.append_event(table, sim_event(seq))

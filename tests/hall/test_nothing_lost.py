@@ -11,6 +11,7 @@ from pathlib import Path
 from evidence.store import EvidenceStore
 from hall.broker import LocalBroker
 from hall.desk import Desk
+from hall.simnode import append_record, sim_event, sim_ruling
 from tests.hall.conftest import sim_nodes, wait_for
 
 EVENTS = 80
@@ -61,6 +62,20 @@ def test_broker_kill_and_node_kill_lose_and_double_nothing(
     finally:
         node.terminate()
         node.wait(10)
+
+
+def test_a_node_killed_between_an_event_and_its_ruling_chains_the_ruling_on_resume(
+    tmp_path: Path,
+) -> None:
+    store = EvidenceStore(tmp_path, durable=False)
+    append_record(store, "t1", 60, rulings_every=10)
+    store.append_event("t1", sim_event(60))  # the kill comes before ruling 60 is chained
+    append_record(store, "t1", 62, rulings_every=10)
+    rulings = [r.data["at_seq"] for r in store.rows(table="t1", kind="ruling")]
+    assert rulings == [10, 20, 30, 40, 50, 60]
+    assert store.last_seq("t1") == 61
+    assert [r.data for r in store.rows(table="t1", kind="ruling")][-1] == sim_ruling(60)
+    store.close()
 
 
 def start_node(root: Path, broker: LocalBroker, tables: tuple[str, ...]) -> subprocess.Popen[str]:
