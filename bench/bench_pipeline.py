@@ -136,64 +136,70 @@ def judged(events: list[dict[str, Any]]) -> tuple[list[Any], dict[str, Any]]:
 
 
 def bench_match(args: argparse.Namespace, kind: str, out: Path) -> int:
-    """One rendered match (``--match-hands`` deals) replayed through one node, to its end."""
-    ok = True
-    for game, profile in (("tractor", "standard"), ("gouji", args.gouji_profile)):
-        if game == "gouji":
-            from bench.bench_gouji_match import gouji_match
+    """One rendered match (``--match-hands`` deals) replayed through one node, to its end:
+    80-points here, then Gouji (``bench.bench_gouji_match``)."""
+    from bench.bench_gouji_match import gouji_match
 
-            ok &= gouji_match(profile, args.gouji_seed, args.gouji_hands, kind, out)
-            continue
-        seed = args.seed
-        video = out / f"match{seed}x{args.match_hands}.mp4"
-        t0 = time.perf_counter()
-        if not (video.exists() and video.with_name(video.stem + ".table.toml").exists()):
-            render_simulated(profile, seed, video, split=args.split, hands=args.match_hands)
-        render_s = time.perf_counter() - t0
-        cfg = load_config(video.with_name(video.stem + ".table.toml"))
-        detector: Detector = (
-            LabelDetector.beside(video) if kind == "labels" else load_detector(cfg, args.model)
-        )
-        node = build_node(cfg, detector, keep_evidence=False)
-        stats = run_source(node, open_source(str(video), cfg.fps))
-        truth = read_truth(video.with_name(video.stem + ".truth.jsonl"))
-        t_hands, g_hands = split_hands(truth), split_hands(node.events)
-        t_levels, t_result = judged(truth)
-        g_levels, g_result = judged(node.events)
-        print(
-            f"{game} match, seed {seed}: {len(t_hands)} hand(s) in the truth, {len(g_hands)} "
-            f"read; reader = {kind}; render {render_s:.0f} s, replay {stats.frames} frames at "
-            f"{stats.frames / max(stats.wall_s, 1e-9):.0f} frames/s"
-        )
-        head = (
-            f"  {'hand':>4} {'plays exact':>12} {'prompts':>8} {'silent':>7} "
-            f"{'points got/truth':>17} {'levels got':>11} {'levels truth':>13}"
-        )
-        print(head)
-        for i, th in enumerate(t_hands):
-            gh = g_hands[i] if i < len(g_hands) else [truth[0]]
-            row = score_hand(th, gh)
-            prompts = sum(e["type"] == "needs_referee" for e in gh)
-            got_lv = g_levels[i] if i < len(g_levels) else None
-            want_lv = t_levels[i] if i < len(t_levels) else None
-            ok &= got_lv == want_lv and (kind != "labels" or row["exact"] == row["plays"])
-            ok &= row["silent"] == 0
-            print(
-                f"  {i + 1:>4} {row['exact']:>5}/{row['plays']:<6} {prompts:>8} "
-                f"{row['silent']:>7} {str(row['points_got']) + '/' + str(row['points_truth']):>17} "
-                f"{':'.join(got_lv or ['-']):>11} {':'.join(want_lv or ['-']):>13}"
-            )
-        same = g_result == t_result and len(g_hands) == len(t_hands)
-        ok &= same
-        print(f"  match result: {g_result} vs truth {t_result}: {'equal' if same else 'DIFFERENT'}")
-        ended = [any(e["type"] == "match_end" for e in r) for r in (node.events, truth)]
-        print(f"  match over in the record: {ended[0]} (truth: {ended[1]})")
-        plot_latency(
-            {"first still frame -> event": stats.latency_ms},
-            "pipeline_match_latency.png",
-            f"{game} match, seed {seed}: latency ({kind})",
-        )
+    ok = tractor_match(args, kind, out)
+    ok &= gouji_match(args.gouji_profile, args.gouji_seed, args.gouji_hands, kind, out)
     return 0 if ok else 1
+
+
+def tractor_match(args: argparse.Namespace, kind: str, out: Path) -> bool:
+    """The 80-points match of ``bench_match``: per deal, plays read exactly, prompts, silent
+    errors, points and levels against the truth."""
+    ok = True
+    game, profile = "tractor", "standard"
+    seed = args.seed
+    video = out / f"match{seed}x{args.match_hands}.mp4"
+    t0 = time.perf_counter()
+    if not (video.exists() and video.with_name(video.stem + ".table.toml").exists()):
+        render_simulated(profile, seed, video, split=args.split, hands=args.match_hands)
+    render_s = time.perf_counter() - t0
+    cfg = load_config(video.with_name(video.stem + ".table.toml"))
+    detector: Detector = (
+        LabelDetector.beside(video) if kind == "labels" else load_detector(cfg, args.model)
+    )
+    node = build_node(cfg, detector, keep_evidence=False)
+    stats = run_source(node, open_source(str(video), cfg.fps))
+    truth = read_truth(video.with_name(video.stem + ".truth.jsonl"))
+    t_hands, g_hands = split_hands(truth), split_hands(node.events)
+    t_levels, t_result = judged(truth)
+    g_levels, g_result = judged(node.events)
+    print(
+        f"{game} match, seed {seed}: {len(t_hands)} hand(s) in the truth, {len(g_hands)} "
+        f"read; reader = {kind}; render {render_s:.0f} s, replay {stats.frames} frames at "
+        f"{stats.frames / max(stats.wall_s, 1e-9):.0f} frames/s"
+    )
+    head = (
+        f"  {'hand':>4} {'plays exact':>12} {'prompts':>8} {'silent':>7} "
+        f"{'points got/truth':>17} {'levels got':>11} {'levels truth':>13}"
+    )
+    print(head)
+    for i, th in enumerate(t_hands):
+        gh = g_hands[i] if i < len(g_hands) else [truth[0]]
+        row = score_hand(th, gh)
+        prompts = sum(e["type"] == "needs_referee" for e in gh)
+        got_lv = g_levels[i] if i < len(g_levels) else None
+        want_lv = t_levels[i] if i < len(t_levels) else None
+        ok &= got_lv == want_lv and (kind != "labels" or row["exact"] == row["plays"])
+        ok &= row["silent"] == 0
+        print(
+            f"  {i + 1:>4} {row['exact']:>5}/{row['plays']:<6} {prompts:>8} "
+            f"{row['silent']:>7} {str(row['points_got']) + '/' + str(row['points_truth']):>17} "
+            f"{':'.join(got_lv or ['-']):>11} {':'.join(want_lv or ['-']):>13}"
+        )
+    same = g_result == t_result and len(g_hands) == len(t_hands)
+    ok &= same
+    print(f"  match result: {g_result} vs truth {t_result}: {'equal' if same else 'DIFFERENT'}")
+    ended = [any(e["type"] == "match_end" for e in r) for r in (node.events, truth)]
+    print(f"  match over in the record: {ended[0]} (truth: {ended[1]})")
+    plot_latency(
+        {"first still frame -> event": stats.latency_ms},
+        "pipeline_match_latency.png",
+        f"{game} match, seed {seed}: latency ({kind})",
+    )
+    return ok
 
 
 def frame_cost(video: Path, cfg: Any, model: Path) -> None:

@@ -28,38 +28,14 @@ from dashboard.view_gouji import GoujiPanel
 from engine import names
 from engine.cards import CardError, parse_cards
 from engine.games import GAMES
-from engine.gouji.rules import ProfileError, Rules
-from engine.gouji.table import TRIBUTE_WHAT
 from engine.match_clock import WARN_S
 from engine.record import Event, Ruling, banker_of
 
 #: keys whose value only grows by appends between two ``take_changes`` (sent as ``append``)
 APPENDABLE = ("plays", "audit")
-#: Gouji rules whose set is withdrawn (the cards go back to the hand), per engine.gouji.referee
-GOUJI_WITHDRAWN = frozenset(
-    {
-        "invalid_set",
-        "not_beating",
-        "played_after_pass",
-        "no_right",
-        "out_of_turn",
-        "early_three",
-        "dead_set",
-    }
-)
 ERRORS_KEPT = 20
 #: each game's own panel, by the registry's view key (``engine.games.Game.view``)
 PANELS: dict[str, Any] = {"gouji": GoujiPanel}
-
-
-def _gouji_hand(match: Event) -> int:
-    """Cards a Gouji seat starts with: the match's deal (a house's 3 decks: 27), the core's
-    where the record names a profile this engine does not know (the counts stay a guess)."""
-    try:
-        rules = Rules.load(str(match.get("profile")), match.get("options") or None)
-    except ProfileError:
-        rules = Rules.load("gouji-core")
-    return rules.deal.hand
 
 
 def _violation_id(r: Ruling) -> str:
@@ -168,11 +144,18 @@ class TableFold:
         self.settled: set[int] = set()
         self.hand_of_seq: dict[int, Any] = {}  # the deal each event belongs to
         self.places: list[int] = []
-        self.gouji = bool(match and match["game"] == "gouji")
-        self.gouji_hand = _gouji_hand(match) if match and self.gouji else 0
         game = GAMES.get(str(match["game"])) if match else None
         key = game.view if game is not None else None
         self.panel = PANELS[key](match) if match and key in PANELS else None
+        # the game's facts (engine.games.Game), not its name, choose what the fold keeps:
+        # ``climbs``: a banker, a trump, levels and the attackers' trick points (80-points);
+        # ``answers``: a set stands until answered, places decide the deal (Gouji)
+        self.climbs = bool(game is not None and game.levels)
+        self.answers = bool(game is not None and game.answers_sets)
+        #: the cards a seat is dealt, where the game's panel counts them (Gouji: the sheet's)
+        self.hand_size: int | None = getattr(self.panel, "hand_size", None)
+        #: the rules whose set is withdrawn (its cards go back to the hand), by the panel
+        self.withdrawn: frozenset[str] = getattr(self.panel, "withdrawn", frozenset())
         names: list[str] = list(match["seats"]) if match else []
         self.teams: list[list[int]] = [list(t) for t in match["teams"]] if match else []
         self.levels: list[Any] = list(match.get("levels", [])) if match else []
@@ -240,7 +223,7 @@ class TableFold:
         self.spent = [[0.0, 0] for _ in range(n)]
         self.prev_t: float | None = float(start["t"]) if start else None
         self.passes_since_top: set[int] = set()
-        self.counts: list[int] | None = [self.gouji_hand] * n if self.gouji and start else None
+        self.counts: list[int] | None = [self.hand_size] * n if self.hand_size and start else None
         self.tribute_moves: dict[int, tuple[int, int, int]] = {}  # seq → (giver, to, count)
         self.places = []
         if "seats" in self.view:
@@ -253,7 +236,7 @@ class TableFold:
         self._put(
             "trump",
             {}
-            if self.gouji or not start
+            if not self.climbs or not start
             else {"level": start.get("level"), "suit": None, "known": False, "unknown": False},
         )
         self._put("bottom", {"cards": None, "count": None, "multiplier": None, "points": None})
@@ -268,7 +251,7 @@ class TableFold:
     def _on_hand_start(self, ev: Event) -> None:
         self._new_hand(ev)
         self._put("status", "playing")
-        if ev.get("level") is not None and self.banker is not None and not self.gouji:
+        if ev.get("level") is not None and self.banker is not None and self.climbs:
             bank = next((t for t, tm in enumerate(self.teams) if self.banker in tm), None)
             if bank is not None and bank < len(self.levels):
                 self.levels[bank] = ev["level"]  # the record's level of the deal stands
@@ -314,7 +297,7 @@ class TableFold:
     def _on_hand_end(self, ev: Event) -> None:
         self._put("status", "idle")
         self._put("next_seat", None)
-        if self.gouji:
+        if self.answers:
             self._put("outcome", {"finishing_order": list(self.places)} if self.places else None)
 
     def _on_trump(self, ev: Event) -> None:
@@ -382,16 +365,16 @@ class TableFold:
         }
         self.plays[ev["seq"]] = (entry, shown)
         closed = len(self.tricks)
-        if self.gouji:
-            self._gouji_play(seat, shown)
+        if self.answers:
+            self._answered_play(seat, shown)
         else:
-            self._tractor_play(seat, shown, n)
+            self._trick_play(seat, shown, n)
         if self.counts is not None and 0 <= seat < n:
             self.counts[seat] -= len(shown["cards"])
         self._seats_changed()
         self._tricks_changed(closed=len(self.tricks) != closed)
 
-    def _tractor_play(self, seat: int, shown: dict[str, Any], n: int) -> None:
+    def _trick_play(self, seat: int, shown: dict[str, Any], n: int) -> None:
         cur = self.current
         if cur is not None and any(p["seat"] == seat for p in cur["plays"]):
             self.tricks.append(cur)  # a seat plays again: the judge closes it incomplete
@@ -405,7 +388,7 @@ class TableFold:
         else:
             self.current = cur
 
-    def _gouji_play(self, seat: int, shown: dict[str, Any]) -> None:
+    def _answered_play(self, seat: int, shown: dict[str, Any]) -> None:
         cur = self.current
         if cur is not None and cur["plays"]:
             top = cur["plays"][-1]["seat"]
@@ -432,7 +415,8 @@ class TableFold:
         many (counts stay), and a tribute moves them once the judge accepts it
         (``_tribute_ruled``): one the sheet forbids moves nothing."""
         what = str(ev.get("what"))
-        if self.counts is None or what in ("buy", "买3", "买4") or what in TRIBUTE_WHAT:
+        moves = getattr(self.panel, "exchange_moves", None)
+        if self.counts is None or not (callable(moves) and moves(what)):
             return
         count, to = ev.get("count", 1), ev.get("to")
         if isinstance(to, int) and isinstance(count, int) and 0 <= to < len(self.counts):
@@ -504,7 +488,7 @@ class TableFold:
         """A ruled trick's points after a correction of one of its plays: card arithmetic
         (5s, 10s and kings), not a judgement; its winner stays the judge's."""
         for trick in self.tricks:
-            if shown in trick["plays"] and trick.get("points") is not None and not self.gouji:
+            if shown in trick["plays"] and trick.get("points") is not None and self.climbs:
                 with contextlib.suppress(CardError):  # a bad card was refused by the API
                     trick["points"] = sum(
                         c.points for p in trick["plays"] for c in parse_cards(p["cards"])
@@ -543,7 +527,7 @@ class TableFold:
         doc.setdefault("hand", self.view.get("hand"))
         doc["ruled_provisional"] = bool(r.get("provisional"))
         self.violations[vid] = doc
-        if self.gouji and doc.get("rule") in GOUJI_WITHDRAWN and self.counts is not None:
+        if doc.get("rule") in self.withdrawn and self.counts is not None:
             pair = self.plays.get(doc.get("at_seq"))  # type: ignore[arg-type]
             if pair is not None and 0 <= pair[1]["seat"] < len(self.counts):
                 self.counts[pair[1]["seat"]] += len(pair[1]["cards"])
@@ -640,7 +624,7 @@ class TableFold:
             s["time_per_play"] = round(spent / count, 1) if count else None
             s["cards_left"] = self.counts[i] if self.counts is not None else None
         self._put("seats", seats)
-        self._put("banker", None if self.gouji else self.banker)
+        self._put("banker", self.banker if self.climbs else None)
 
     def _tricks_changed(self, closed: bool = True) -> None:
         """The tricks moved: ``closed`` when a closed trick (or its ruling) changed, else only
@@ -679,7 +663,7 @@ class TableFold:
                 for t, team in enumerate(self.teams)
             ],
         )
-        if self.gouji:
+        if not self.climbs:
             self._put("attacker_points", None)
             self._put("next_seat", None)
             return
@@ -748,7 +732,7 @@ class TableFold:
             )
         self._put("violations", shown)
         self._put("open_violations", sum(1 for v in shown if v["status"] == "open"))
-        if not self.gouji:
+        if self.climbs:
             self._tricks_changed()  # penalties move the attacker points
 
 

@@ -11,13 +11,32 @@ from __future__ import annotations
 from typing import Any
 
 from engine.gouji.plays import is_gouji
-from engine.gouji.rules import Rules
+from engine.gouji.rules import ProfileError, Rules
 from engine.gouji.scoring import PLACE_NAMES, match_summary
+from engine.gouji.table import TRIBUTE_WHAT
 from engine.record import Event
+
+#: the rules whose set is withdrawn (its cards go back to the hand), per engine.gouji.referee
+WITHDRAWN = frozenset(
+    {
+        "invalid_set",
+        "not_beating",
+        "played_after_pass",
+        "no_right",
+        "out_of_turn",
+        "early_three",
+        "dead_set",
+    }
+)
 
 
 class GoujiPanel:
-    """The Gouji panel's state for one match (reset at each deal where the deal says so)."""
+    """The Gouji panel's state for one match (reset at each deal where the deal says so).
+
+    ``hand_size``, ``withdrawn`` and ``exchange_moves`` tell the game-free fold
+    (``dashboard.view``) how Gouji's cards-left counts move."""
+
+    withdrawn = WITHDRAWN
 
     def __init__(self, match: Event) -> None:
         self.profile = str(match.get("profile"))
@@ -29,6 +48,7 @@ class GoujiPanel:
         mode = self.rules.score.tribute if self.rules is not None else "unstated"
         quote = self.rules.cite.get("score.tribute") if self.rules is not None else None
         self.tribute_rule = {"mode": mode, "quote": quote}  # the sheet's words, from its cite
+        self.hand_size = _hand_size(match)
         self.new_deal(None)
 
     def new_deal(self, start: Event | None) -> None:
@@ -39,6 +59,13 @@ class GoujiPanel:
         self.tribute: list[dict[str, Any]] = []
         self.top: dict[str, Any] | None = None
         self.deal = start.get("hand") if start else None
+
+    @staticmethod
+    def exchange_moves(what: str) -> bool:
+        """Whether cards passed outside play move between the counts as the event comes: a
+        bought card is paid for with as many (counts stay), and a tribute moves them once
+        the judge accepts it (``dashboard.view``'s ``_tribute_ruled``)."""
+        return what not in ("buy", "买3", "买4") and what not in TRIBUTE_WHAT
 
     def event(self, ev: Event) -> None:
         kind = ev.get("type")
@@ -115,3 +142,13 @@ def _safe_gouji(cards: list[str], rules: Rules) -> bool:
         return is_gouji(cards, rules)
     except Exception:  # a misread card name: not a 够级 set as far as the panel knows
         return False
+
+
+def _hand_size(match: Event) -> int:
+    """Cards a Gouji seat starts with: the match's deal (a house's 3 decks: 27), the core's
+    where the record names a profile this engine does not know (the counts stay a guess)."""
+    try:
+        rules = Rules.load(str(match.get("profile")), match.get("options") or None)
+    except ProfileError:
+        rules = Rules.load("gouji-core")
+    return rules.deal.hand

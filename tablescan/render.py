@@ -13,6 +13,7 @@ with the drawing.
 
 from __future__ import annotations
 
+import importlib
 import json
 import logging
 from collections.abc import Iterable
@@ -132,6 +133,11 @@ def simulated_hand(
     return out
 
 
+#: the rendered-match makers of the games this module does not draw, by the game's view key
+#: (``engine.games.Game.view``): a new game's renderer is one line here (CONTRIBUTING.md)
+OTHER_RENDERERS = {"gouji": "tablescan.render_gouji:render_simulated_gouji"}
+
+
 def render_simulated(
     profile: str,
     seed: int,
@@ -148,11 +154,13 @@ def render_simulated(
     profile renders through ``tablescan.render_gouji``, with a house's ``options``;
     ``image_size``: the frames' (width, height), 1280×720 unless asked (2304×1296 is the
     Camera Module 3's full-field mode, the setup guide's)."""
-    if game_of_profile(profile).name == "gouji":
-        from tablescan.render_gouji import render_simulated_gouji
-
-        done = render_simulated_gouji(profile, seed, out, split, hands, design, options, image_size)
-        return done  # type: ignore[return-value]
+    other = OTHER_RENDERERS.get(game_of_profile(profile).view)
+    if other is not None:
+        module, _, attr = other.partition(":")
+        draw = getattr(importlib.import_module(module), attr)
+        return cast(
+            RenderResult, draw(profile, seed, out, split, hands, design, options, image_size)
+        )
     if options:
         raise ValueError("--option: the 80-points simulator plays its sheet as written")
     events = simulated_hand(profile, seed, tricks, hands or 1)

@@ -497,3 +497,12 @@ def simulate(
     ``Rules.load`` and into the ``match_start``, so the record names the rules it was
     dealt under (a house's deck count judged as the sheet's would misjudge every count)."""
     return _Sim(profile_id, seed, inject, options).run()
+
+
+def simulate_record(
+    profile: str, seed: int, *, hands: int = 1, inject: int = 0, kinds: list[str] | None = None
+) -> tuple[list[Event], dict[str, Any]]:
+    """``engine.games.Game.simulate``: one deal (``hands`` is the 80-points simulator's), the
+    simulator's own kinds in turn (``kinds`` too)."""
+    del hands, kinds
+    return simulate(profile, seed, inject=inject)

@@ -436,6 +436,18 @@ def simulate(
     return events, truth.as_dict()
 
 
+def simulate_record(
+    profile: str, seed: int, *, hands: int = 1, inject: int = 0, kinds: list[str] | None = None
+) -> tuple[list[Event], dict[str, Any]]:
+    """``engine.games.Game.simulate``: ``kinds`` of ``INJECTABLE`` (all of them by default);
+    an unknown kind is a ``ValueError`` naming the known ones."""
+    chosen = kinds or list(INJECTABLE)
+    unknown = [k for k in chosen if k not in INJECTABLE]
+    if unknown:
+        raise ValueError(f"unknown kinds {unknown} (known: {', '.join(INJECTABLE)})")
+    return simulate(Rules.load(profile), seed, hands=hands, inject=inject, kinds=chosen)
+
+
 def proof_of(events: list[Event], inj: Injected, rules: Rules) -> int | None:
     """The first ``seq`` whose cards prove ``inj`` (brute force over the true record)."""
     deal_events = _deal_of(events, inj.at_seq)

@@ -142,7 +142,7 @@ def render(report: dict[str, Any]) -> list[str]:
     if seats:
         out.append(_("seats: {list}", list=_(", ").join(f"{i} {s}" for i, s in enumerate(seats))))
     for h in report.get("hands", []):
-        if report.get("game") != "tractor":
+        if "tricks" not in h:  # a deal of tricks is written below; other games' as they come
             out.append(_("hand {n}:", n=h.get("hand")))
             out += [f"  {k}: {json.dumps(v, ensure_ascii=False)}" for k, v in h.items()]
             continue
@@ -208,7 +208,7 @@ def render(report: dict[str, Any]) -> list[str]:
         else:
             end = h.get("end")
             out.append("  " + _("outcome: none (deal {end})", end=end or _("not finished")))
-    for v in report.get("violations", []) if report.get("game") != "tractor" else []:
+    for v in report.get("violations", []):  # the games that rule per match (80-points: per deal)
         out.append(_violation_line(v, seats))
     for e in report.get("errors", []):
         out.append(

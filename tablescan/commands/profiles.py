@@ -72,7 +72,7 @@ def show_gouji(rules: Any) -> list[str]:
         pairs: list[tuple[str, Any]] = (
             [(f.name, getattr(body, f.name)) for f in fields(body)] if is_dataclass(body) else []
         )
-        if sect == "gouji":
+        if isinstance(getattr(body, "table", None), dict):  # [gouji]: the sheet's own keys
             pairs = list(body.table.items())
         for key, value in pairs:
             dotted = f"{sect}.{key}"
@@ -83,6 +83,18 @@ def show_gouji(rules: Any) -> list[str]:
     for note in rules.unjudged:
         lines.append(_("not judged: {note}", note=note))
     return lines
+
+
+def show_fields(rules: Any) -> list[str]:
+    """A profile of a game without its own text here: its name and every field's value."""
+    head = f"{getattr(rules, 'id', '?')}: {title_of(rules)}"
+    if not is_dataclass(rules):
+        return [head]
+    return [head, *(f"  {f.name} = {getattr(rules, f.name)!r}" for f in fields(rules))]
+
+
+#: how ``profiles show`` writes a profile, by the game's view key (``engine.games.Game.view``)
+PROFILE_TEXT = {"tractor": show_tractor, "gouji": show_gouji}
 
 
 def run(args: argparse.Namespace) -> int:
@@ -97,7 +109,7 @@ def run(args: argparse.Namespace) -> int:
         except (ProfileError, RecordError) as e:
             print(f"error: {e}", file=sys.stderr)
             return 2
-        print("\n".join(show_tractor(rules) if game.name == "tractor" else show_gouji(rules)))
+        print("\n".join(PROFILE_TEXT.get(game.view, show_fields)(rules)))
         return 0
     bad = 0
     for game in games():

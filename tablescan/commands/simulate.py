@@ -34,22 +34,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 def simulate(
     profile: str, seed: int, inject: int, hands: int, kinds: list[str] | None
 ) -> tuple[list[Event], dict[str, Any]]:
-    """Dispatch by game: the tractor record simulator, or the Gouji engine's."""
-    if game_of_profile(profile).name == "gouji":
-        try:
-            from engine.gouji.sim import simulate as gouji_simulate
-        except ImportError as e:
-            raise ValueError(f"the Gouji simulator is not available: {e}") from None
-        return gouji_simulate(profile, seed, inject=inject)
-    from engine.tractor import Rules
-    from engine.tractor.record_sim import INJECTABLE
-    from engine.tractor.record_sim import simulate as tractor_simulate
-
-    chosen = kinds or list(INJECTABLE)
-    unknown = [k for k in chosen if k not in INJECTABLE]
-    if unknown:
-        raise ValueError(f"unknown kinds {unknown} (known: {', '.join(INJECTABLE)})")
-    return tractor_simulate(Rules.load(profile), seed, hands=hands, inject=inject, kinds=chosen)
+    """The profile's game's own simulator (``engine.games.Game.simulate``)."""
+    game = game_of_profile(profile)  # a RecordError is a ValueError: the same one-line error
+    return game.simulate(profile, seed, hands=hands, inject=inject, kinds=kinds)
 
 
 def truth_path(output: str | None, truth: str | None) -> Path | None:

@@ -122,7 +122,7 @@ def demo_pipeline(
     want, got = played(truth), played(node.events)
     right = sum(a == b for a, b in zip(want, got, strict=False))
     report = node.referee.report() if node.referee is not None else {}
-    if report.get("game") == "gouji":  # places per deal, 头科 first
+    if any("places" in h for h in report.get("hands", [])):  # places per deal, 头科 first
         for h in report.get("hands", []):
             order = " › ".join(f"{p} {s}" for s, p in sorted(h["places"].items(), key=_place))
             print(

@@ -101,6 +101,7 @@ def test_the_desk_runs_a_round(
     page.click("ul.rounds li:last-child a")
     pairing = site["tournament"].pairings(1, 2)[0]
     button = page.locator(f"#confirm-{pairing.id}")
+    button.wait_for()  # the round's page is loading: the click does not wait for it
     box = button.bounding_box()
     assert box is not None and box["height"] >= 44
     check_fits(page, f"{lang} {width} round")
