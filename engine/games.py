@@ -146,15 +146,6 @@ GAMES: dict[str, Game] = {
 }
 
 
-def register(game: Game) -> Game:
-    """Add ``game`` to the registry (a game's name is taken once): the one step a new game's
-    room needs outside its own folder, and how the toy game of the house test joins."""
-    if game.name in GAMES:
-        raise RecordError(f"a game called {game.name!r} is registered already", field="game")
-    GAMES[game.name] = game
-    return game
-
-
 def games() -> list[Game]:
     """Every registered game, in registry order."""
     return list(GAMES.values())

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from engine.games import find_game
+from engine.games import GAMES, find_game
 from hall.config import HallConfig, HallConfigError, parse_broker
 
 if TYPE_CHECKING:
@@ -71,8 +71,10 @@ class TableSection(_Section):
         "Letters, digits, `_`, `-`, `.`; up to 64; no leading dot. Default: the file's name "
         "without `.toml`.",
     )
-    game: Literal["tractor", "gouji"] = Field(
-        description="The game: `tractor` (80-points / 升级) or `gouji` (够级)."
+    game: str = Field(
+        min_length=1,
+        description="The game, by its name in the game registry (`engine.games`): `tractor` "
+        "(80-points / 升级) or `gouji` (够级).",
     )
     profile: str = Field(
         min_length=1,
@@ -501,8 +503,13 @@ def _check(f: TableFile, path: Path) -> list[tuple[tuple[Any, ...], str]]:
     out: list[tuple[tuple[Any, ...], str]] = []
     t = f.table
     n = len(t.seats)
-    if n not in (4, 6):
-        out.append((("table", "seats"), f"expected 4 or 6 seat names (in playing order), got {n}"))
+    if t.game not in GAMES:
+        out.append((("table", "game"), f"unknown game {t.game!r} (known: {', '.join(GAMES)})"))
+        return out
+    sizes = sorted({g.seats for g in GAMES.values()})
+    if n not in sizes:
+        known = " or ".join(str(k) for k in sizes)
+        out.append((("table", "seats"), f"expected {known} seat names (in playing order), got {n}"))
         return out
     want = find_game(t.game).seats  # 80-points: four players; Gouji: six
     if n != want:  # the other problems are still worth reporting

@@ -307,7 +307,7 @@ def run_source(
     start = time.perf_counter()
     last_t = 0.0
     paced_from: tuple[float, float] | None = None  # (wall clock, video t) pacing started
-    total = getattr(source, "frame_count", None) if progress else None
+    total = source.frame_count if progress and not source.live else None
     if total is not None and max_frames is not None:
         total = min(total, max_frames)
     bar = Progress(total, f"replaying {source.name} (frames)") if total else None
@@ -588,7 +588,7 @@ class TableApp:
             evidence_dir=evidence_dir,
             resume=self.stored,
         )
-        if self.stored and getattr(self.frames, "live", False):
+        if self.stored and self.frames.live:
             self.node.continue_live()
 
     def init_clips(self, spool: Path) -> NodeHooks:
@@ -630,7 +630,7 @@ class TableApp:
         from tablescan.live_share import LiveShare
 
         serial = self.seats.bridge.health if self.seats is not None else None
-        camera = getattr(self.frames, "health", None)
+        camera = self.frames.health
         self.live = LiveShare(
             self.data,
             self.cfg.table_id,
@@ -669,7 +669,7 @@ class TableApp:
             idle_steps.append(self.live.idle)
         if idle is not None:
             idle_steps.append(idle)
-        if hasattr(self.frames, "on_idle") and idle_steps:
+        if self.frames.live and idle_steps:
 
             def on_idle() -> None:
                 for step in idle_steps:

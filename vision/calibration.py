@@ -74,18 +74,20 @@ def seat_angle(seat: int, n_seats: int) -> float:
 
 def default_layout(n_seats: int, table_size: float = 1000.0, card_h: float = 170.0) -> Layout:
     """Seat areas in a ring around the centre, hand masks at the table edge behind each seat."""
-    if n_seats not in (4, 6):
-        raise ValueError(f"n_seats: expected 4 or 6, got {n_seats}")
+    if not 3 <= n_seats <= 8:
+        raise ValueError(f"n_seats: expected 3 to 8, got {n_seats}")
     half = table_size / 2
     areas: list[Area] = []
     masks: list[Polygon] = []
     depth = card_h * 1.35
-    # six seats: narrower areas further out, so that neighbours' areas do not overlap (a card
-    # in an overlap would be given to whichever seat is listed first) and no hand mask covers
-    # a play area
-    width = table_size * (0.44 if n_seats == 4 else 0.26)
-    radius = half * (0.64 if n_seats == 4 else 0.68)
-    mr = half * (1.06 if n_seats == 4 else 1.1)
+    # more than four seats: narrower areas further out, so that neighbours' areas do not
+    # overlap (a card in an overlap would be given to whichever seat is listed first) and no
+    # hand mask covers a play area; four seats (80-points) have the wide areas they were
+    # tuned with, the others the six-seat (Gouji) ring's arc share per seat
+    four = n_seats == 4
+    width = table_size * (0.44 if four else min(0.44, 1.56 / n_seats))
+    radius = half * (0.64 if four else 0.68)
+    mr = half * (1.06 if four else 1.1)
     for seat in range(n_seats):
         a = seat_angle(seat, n_seats)
         cx, cy = half + radius * math.cos(a), half + radius * math.sin(a)
@@ -102,7 +104,7 @@ def default_layout(n_seats: int, table_size: float = 1000.0, card_h: float = 170
                 a + math.pi / 2,
             )
         )
-    side = half * (0.78 if n_seats == 4 else 0.5)
+    side = half * (0.78 if four else 0.5)
     areas.append(Area("centre", "centre", _rect(half, half, side, card_h * 1.5, 0.0)))
     return Layout((table_size, table_size), tuple(areas), tuple(masks))
 

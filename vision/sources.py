@@ -51,8 +51,21 @@ class Frame:
 
 
 class FrameSource(Protocol):
+    """What the node's start-up reads of a source (``tablescan.wiring``): ``live`` (a camera
+    that cannot go back: a resumed node continues instead of replaying), ``frame_count`` (a
+    recorded file's, for a progress bar), ``health`` (a live camera's state for the
+    dashboard) and ``on_idle`` (called while no frame comes: the seat buttons keep polling)."""
+
     name: str
     errors: list[str]
+    live: bool
+    on_idle: Callable[[], None] | None
+
+    @property
+    def frame_count(self) -> int | None: ...
+
+    @property
+    def health(self) -> SourceHealth | None: ...
 
     def frames(self) -> Iterator[Frame]: ...
 
@@ -77,6 +90,8 @@ class VideoSource:
     max_failures: int = 25
     name: str = ""
     errors: list[str] = field(default_factory=list)
+    on_idle: Callable[[], None] | None = None  # a file is never idle: never called
+    health: None = None  # a file has no camera health
     _cap: Any = None
 
     def __post_init__(self) -> None:
@@ -167,6 +182,13 @@ class FolderSource:
     fps: float = 10.0
     name: str = ""
     errors: list[str] = field(default_factory=list)
+    live: bool = False
+    on_idle: Callable[[], None] | None = None  # a folder is never idle: never called
+    health: None = None
+
+    @property
+    def frame_count(self) -> int:
+        return len(self.paths)
 
     def __post_init__(self) -> None:
         self.name = self.name or str(self.folder)
@@ -365,6 +387,7 @@ class LiveSource:
     give_up_s: float | None = None
     live: bool = True
     errors: list[str] = field(default_factory=list)
+    frame_count: None = None  # a camera has no end
     health: SourceHealth = field(init=False)
     #: called about every 0.1 s while no frame comes (camera lost): the node's loop keeps
     #: polling the seat buttons and ticking the watchdog

@@ -167,7 +167,21 @@ const GAME_VIEWS = {
   },
 };
 
-function gameView(v) { return GAME_VIEWS[v.view] || GAME_VIEWS.tractor; }
+/* A game without panels of its own (a view key not above): the shared table, its deal,
+   tricks and flags, with no banker, level, trump or bottom (those are 80-points'). */
+const PLAIN_VIEW = {
+  headline: (v) => `<span class="chip">${esc(t("deal {n}", { n: v.hand ?? "–" }))}</span>`,
+  side: (v, live) => {
+    $("#centre").innerHTML = `<div class="label">${esc(live ? t("trick {n}", { n: v.tricks.length + 1 }) : t("waiting"))}</div>`;
+    $("#score").innerHTML = `<h2>${esc(t("Score"))}</h2><div class="kv"><span>${esc(t("Tricks played"))}</span><b id="tricks-played">${v.tricks.length}</b></div>`;
+  },
+  noBanker: true,
+  result: (res, names) => (res.winner != null ? t("{side} won", { side: names(res.winner) }) : t("tied")),
+  strip: (v) => `<span class="chip">${esc(t("deal {n}", { n: v.hand ?? "–" }))} · ${esc(t("seq {n}", { n: v.seq }))}</span>`,
+  hall: (tb) => `<div class="teams">${(tb.teams || []).map((x) => `<div>${esc(x.names.join(" · "))}</div>`).join("")}</div>`,
+};
+
+function gameView(v) { return GAME_VIEWS[v.view || "tractor"] || PLAIN_VIEW; }
 
 function goujiName(v, seat) { return (v.seats ? (v.seats[seat] || {}).name : (v.players || [])[seat]) ?? t("seat {n}", { n: seat }); }
 

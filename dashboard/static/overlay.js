@@ -11,6 +11,12 @@
   const q = `token=${encodeURIComponent(params.get("token") || "")}&delay=${encodeURIComponent(body.dataset.delay)}`
     + (params.get("lang") ? `&lang=${encodeURIComponent(params.get("lang"))}` : "");
 
+  /* each game's own overlay parts, by the registry's view key (engine.games.Game.view, as
+     app.js's GAME_VIEWS): Gouji scores by places, plays rounds of sets and shows the cards
+     left; a game without an entry is drawn with tricks, banker and levels (80-points) */
+  const VIEWS = { gouji: { score: scoreGouji, result: goujiResult, rounds: true } };
+  function own(v) { return VIEWS[v.view] || {}; }
+
   function name(v, seat) { return esc((v.seats[seat] || {}).name || t("seat {n}", { n: seat })); }
 
   function placeName(i, n) {
@@ -47,16 +53,18 @@
     if (!(v.match && v.match.over)) return "";
     const res = v.match.result || {};
     const side = (i) => ((v.teams || [])[i] || { names: [String(i)] }).names.join(" · ");
-    const words = v.game === "gouji" && res.teams
-      ? `<span>${esc(t("{who} after {n} deal(s); deals won {won}, points {points}", {
-        who: res.winner != null ? t("{side} won", { side: side(res.winner) }) : t("tied"),
-        n: res.hands ?? "–",
-        won: (res.deals_won || []).join(" : ") || "–",
-        points: res.teams.join(" : "),
-      }))}</span>`
-      : "";
+    const words = own(v).result && res.teams ? own(v).result(res, side) : "";
     const open = v.match.provisional ? ` <span class="k" data-provisional>${esc(t("provisional"))}</span>` : "";  /* a read still awaits a referee */
     return `<div class="team match-over"><span class="k">${esc(t("Match over"))}</span>${words}${open}</div>`;
+  }
+
+  function goujiResult(res, side) {
+    return `<span>${esc(t("{who} after {n} deal(s); deals won {won}, points {points}", {
+      who: res.winner != null ? t("{side} won", { side: side(res.winner) }) : t("tied"),
+      n: res.hands ?? "–",
+      won: (res.deals_won || []).join(" : ") || "–",
+      points: res.teams.join(" : "),
+    }))}</span>`;
   }
 
   // the match clock, as late as the rest of the page (the link's delay)
@@ -65,11 +73,11 @@
   }
 
   function players(v) {
-    const gouji = v.game === "gouji";
+    const rounds = own(v).rounds;
     const places = v.places || [];
     const rows = v.seats.map((s, i) => {
       const out = places.indexOf(i);
-      const extra = gouji
+      const extra = rounds
         ? (out >= 0 ? `<span class="badge">${esc(placeName(out, v.seats.length))}</span>` : s.cards_left != null ? `<span class="k">${esc(t("{n} cards", { n: s.cards_left }))}</span>` : "")
         : (s.banker ? `<span class="badge">${esc(t("banker"))}</span>` : "");
       const team = s.team != null ? `<span class="badge t${s.team % 3}">${esc(t("team {n}", { n: s.team + 1 }))}</span>` : "";
@@ -86,14 +94,15 @@
     const start = trick.leader ?? trick.plays[0].seat;
     const seats = [];
     for (let k = 0; k < n; k++) seats.push((start + k) % n);
-    const cells = seats.filter((s) => bySeat[s] || (label === "trick" && v.game !== "gouji")).map((s) => {
+    const cells = seats.filter((s) => bySeat[s] || (label === "trick" && !own(v).rounds)).map((s) => {
       const last = bySeat[s] ? bySeat[s][bySeat[s].length - 1] : null;
       const cards = last ? cardsHTML(last.cards) : `<span class="k">…</span>`;
       return `<div class="p${trick.winner === s ? " win" : ""}${last ? "" : " wait"}" data-seat="${s}"><span class="nm">${name(v, s)}</span>${cards}</div>`;
     }).join("");
-    const head = label === "trick" ? esc(v.game === "gouji" ? t("Current round") : t("Current trick"))
-      : esc(v.game === "gouji" ? t("Last round") : t("Last trick")) + (trick.winner != null ? " · " + (v.game === "gouji" ? tHTML("won by {name}", { name: name(v, trick.winner) }) : tHTML("won by {name} · {n} points", { name: name(v, trick.winner), n: esc(trick.points ?? 0) })) : "");
-    return `<div class="w${v.game === "gouji" ? " gj" : ""}" data-widget="${label}"><div class="k">${head}</div><div class="trick">${cells}</div></div>`;
+    const rounds = own(v).rounds;
+    const head = label === "trick" ? esc(rounds ? t("Current round") : t("Current trick"))
+      : esc(rounds ? t("Last round") : t("Last trick")) + (trick.winner != null ? " · " + (rounds ? tHTML("won by {name}", { name: name(v, trick.winner) }) : tHTML("won by {name} · {n} points", { name: name(v, trick.winner), n: esc(trick.points ?? 0) })) : "");
+    return `<div class="w${rounds ? " gj" : ""}" data-widget="${label}"><div class="k">${head}</div><div class="trick">${cells}</div></div>`;
   }
 
   function calls(v) {
@@ -107,7 +116,7 @@
     if (!v || !v.seats) { root.innerHTML = ""; return; }
     const out = [];
     if (widgets.includes("calls")) out.push(calls(v));
-    if (widgets.includes("score")) out.push((v.view || v.game) === "gouji" ? scoreGouji(v) : scoreTractor(v));
+    if (widgets.includes("score")) out.push(own(v).score ? own(v).score(v) : scoreTractor(v));
     if (widgets.includes("players")) out.push(players(v));
     if (widgets.includes("trick")) out.push(trickBlock(v, v.current_trick, "trick"));
     if (widgets.includes("last")) out.push(trickBlock(v, v.last_trick, "last"));

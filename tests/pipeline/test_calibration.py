@@ -67,7 +67,7 @@ def test_manual_points_must_be_a_convex_quad() -> None:
         calibrate_points([(0, 0), (100, 0), (100, 100)], (1000, 1000), (640, 480))
 
 
-@pytest.mark.parametrize("seats", [4, 6])
+@pytest.mark.parametrize("seats", [3, 4, 5, 6, 7, 8])
 def test_layouts_keep_areas_apart(seats: int) -> None:
     layout = default_layout(seats)
     assert sorted(layout.seat_areas) == list(range(seats))
@@ -79,8 +79,9 @@ def test_layouts_keep_areas_apart(seats: int) -> None:
         for mask in layout.masks:
             contour = np.array(mask, np.float32).reshape(-1, 1, 2)
             assert cv2.pointPolygonTest(contour, (float(cx), float(cy)), False) < 0
-    with pytest.raises(ValueError, match="n_seats"):
-        default_layout(5)
+    for bad in (2, 9):
+        with pytest.raises(ValueError, match="n_seats: expected 3 to 8"):
+            default_layout(bad)
 
 
 def test_hand_masks_black_out_held_cards(clip: RenderResult) -> None:

@@ -38,7 +38,10 @@ def test_missing_file_and_bad_toml(tmp_path: Path) -> None:
     [
         (lambda c: c["table"].pop("profile"), r"table\.profile: missing"),
         (lambda c: c["table"].update(seats=["a", "b", "c"]), r"table\.seats: expected 4 or 6"),
-        (lambda c: c["table"].update(game="poker"), r"table\.game: expected 'tractor'"),
+        (
+            lambda c: c["table"].update(game="poker"),
+            r"table\.toml:3: table\.game: unknown game 'poker' \(known: tractor, gouji\)",
+        ),
         (lambda c: c["calibration"].update(method="guess"), r"calibration\.method"),
         (lambda c: c["calibration"].update(marker_ids=[0, 0, 1, 2]), r"marker_ids"),
         (lambda c: c["model"].update(min_score=2.0), r"model\.min_score"),
