@@ -18,7 +18,7 @@ import logging
 from typing import Any
 
 from engine.games import referee_for
-from engine.record import Event, Ruling
+from engine.record import Event, Ruling, provisional_if
 from evidence import EvidenceStore, StoreError
 
 log = logging.getLogger(__name__)
@@ -99,10 +99,8 @@ class DeskJudge:
     def _store(self, rulings: list[Ruling], *, provisional: bool) -> int:
         n = 0
         for r in rulings:
-            if provisional and r.get("kind") == "violation":
-                r = {**r, "provisional": True}
             try:
-                n += self.store.append_ruling(self.table, r)
+                n += self.store.append_ruling(self.table, provisional_if(r, provisional))
             except (StoreError, TypeError, ValueError) as e:
                 self.errors.append(f"ruling not stored: {e}")
         return n

@@ -26,6 +26,15 @@ class RefereeLike(Protocol):
 
     def report(self) -> dict[str, Any]: ...
 
+    def next_hand(self) -> dict[str, Any] | None:
+        """The next deal's ``hand_start`` fields (``hand``, ``banker``, ``level``), or None
+        once the match is over: each game decides its own match flow."""
+        ...
+
+    def match_result(self) -> dict[str, Any]:
+        """``match_end``'s ``result``: ``hands`` played, the game's figures, ``winner``."""
+        ...
+
 
 @dataclass(frozen=True)
 class Game:

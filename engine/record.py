@@ -503,6 +503,15 @@ class SeqCounter:
 # --- corrections ----------------------------------------------------------------------------
 
 
+def provisional_if(ruling: Ruling, doubted: bool) -> Ruling:
+    """The one rule of doubt: a violation resting on a read that awaits a referee
+    (``doubted``) is provisional, never shown, stored or signalled as a firm accusation; the
+    other rulings pass as they are. The node, its restart and the dashboard's desk apply it."""
+    if doubted and ruling.get("kind") == "violation":
+        return cast(Ruling, {**ruling, "provisional": True})
+    return ruling
+
+
 def apply_corrections(events: Iterable[Event]) -> list[Event]:
     """The record as corrected: each ``correction`` replaces the fields it names in the event it
     references (or deletes it with ``"delete": true``); the corrections stay in place so the

@@ -9,38 +9,18 @@ from typing import Any, cast
 
 from engine.games import RefereeLike
 from engine.match_clock import AtTime, ClockRule, MatchNow
-from engine.record import Event, Ruling
+from engine.record import Event, Ruling, provisional_if
 
 
-def next_deal(referee: Any, n_seats: int, hand: int) -> Event | None:
-    """The next deal's ``hand_start`` fields as the referee's outcome of the last deal says
-    (banker, and the level of the banker's side), or None when the match is over (a side
-    passed its last level). A referee with its own ``next_hand()`` (a game whose deals go
-    otherwise) is asked that instead; without a ruled outcome the declarations decide."""
-    own = getattr(referee, "next_hand", None)
-    if callable(own):
-        got = own()
-        return None if got is None else cast(Event, {"type": "hand_start", **got})
-    report = referee.report() if referee is not None else {}
-    hands = report.get("hands") or []
-    last = hands[-1] if hands else {}
-    out = last.get("outcome") or {}
-    if out.get("game_over"):
-        return None
-    banker, nb = last.get("banker"), out.get("next_banker")
-    if isinstance(nb, int):
-        nxt: int | None = nb
-    elif isinstance(banker, int) and nb in ("partner", "next"):
-        nxt = (banker + (2 if nb == "partner" else 1)) % n_seats
-    else:
-        nxt = None
-    teams = report.get("teams") or []
-    levels = last.get("levels_after") or []
-    team = next((i for i, t in enumerate(teams) if nxt in t), None)
-    level = str(levels[team]) if team is not None and team < len(levels) else None
-    if level is None:
-        level = str(last.get("trump", {}).get("level") or "2") if last else "2"
-    return {"type": "hand_start", "hand": hand + 1, "banker": nxt, "level": level}
+def next_deal(referee: RefereeLike | None, hand: int) -> Event | None:
+    """The next deal's ``hand_start`` fields as the game's referee decides them
+    (``next_hand()``: 80-points from the last deal's outcome, Gouji from its sheet's number of
+    deals), or None when the match is over; with no referee, a deal after ``hand`` whose
+    banker the declarations decide."""
+    if referee is None:
+        return cast(Event, {"type": "hand_start", "hand": hand + 1, "banker": None, "level": "2"})
+    got = referee.next_hand()
+    return None if got is None else cast(Event, {"type": "hand_start", **got})
 
 
 def doubted_at_once(events: Sequence[Event]) -> set[int]:
@@ -62,32 +42,16 @@ def rulings_of(referee: RefereeLike, events: Sequence[Event]) -> list[Ruling]:
     doubted = doubted_at_once(events)
     out: list[Ruling] = []
     for ev in sorted(events, key=lambda e: int(e["seq"])):
-        for r in referee.feed(ev):
-            if int(ev["seq"]) in doubted and r.get("kind") == "violation":
-                r = {**r, "provisional": True}
-            out.append(r)
+        out += [provisional_if(r, int(ev["seq"]) in doubted) for r in referee.feed(ev)]
     return out
 
 
-def match_result(referee: Any) -> dict[str, Any]:
-    """``match_end``'s ``result``: deals played, each team's level, the winning team. A
-    referee with its own ``match_result()`` (a game scored otherwise) is asked that instead."""
-    own = getattr(referee, "match_result", None)
-    if callable(own):
-        return cast(dict[str, Any], own())
-    report = referee.report() if referee is not None else {}
-    hands = report.get("hands") or []
-    last = hands[-1] if hands else {}
-    out = last.get("outcome") or {}
-    winner = None
-    if out.get("game_over"):
-        side = out.get("side")
-        banker = last.get("banker")
-        teams = report.get("teams") or []
-        b_team = next((i for i, t in enumerate(teams) if banker in t), None)
-        if b_team is not None:
-            winner = b_team if side == "banker" else 1 - b_team
-    return {"hands": len(hands), "levels": list(last.get("levels_after") or []), "winner": winner}
+def match_result(referee: RefereeLike | None) -> dict[str, Any]:
+    """``match_end``'s ``result`` as the game's referee gives it (``match_result()``: deals
+    played, and each game's own figures and winner); with no referee, nothing judged."""
+    if referee is None:
+        return {"hands": 0, "levels": [], "winner": None}
+    return referee.match_result()
 
 
 def clock_rule(referee: Any, events: Sequence[Event]) -> ClockRule:
@@ -129,7 +93,7 @@ def clock_now(referee: Any, events: Sequence[Event], rule: ClockRule, t: float) 
         if deal_open:
             banker = hands[-1].get("banker") if hands else None
         else:
-            nxt = next_deal(referee, len(start.get("seats", [])), len(hands))
+            nxt = next_deal(referee, len(hands))
             banker = nxt.get("banker") if nxt else None
     team = next((i for i, members in enumerate(teams) if banker in members), None)
     return MatchNow(

@@ -24,7 +24,7 @@ from numpy.typing import NDArray
 
 from engine.games import RefereeLike, find_game
 from engine.match_clock import decide
-from engine.record import Event, Ruling, SeqCounter
+from engine.record import Event, Ruling, SeqCounter, provisional_if
 from tablescan.config import TableConfig
 from tablescan.fusion import Decision, Fusion, Trick
 from tablescan.fusion_gouji import answer_count_check, answered_set
@@ -165,7 +165,7 @@ class TableNode:
         if self.referee is None or self.match_over:
             return []
         try:
-            nxt = next_deal(self.referee, len(self.cfg.seats), self.hand)
+            nxt = next_deal(self.referee, self.hand)
         except Exception as e:  # the camera keeps running if the referee trips
             self.stats.errors["referee_state"] += 1
             log.error("next deal unknown: %s", e)
@@ -255,7 +255,7 @@ class TableNode:
         if obs is None and self.game.new_deal != "seat_areas":
             return []
         try:
-            nxt = next_deal(self.referee, len(self.cfg.seats), self.hand)
+            nxt = next_deal(self.referee, self.hand)
         except Exception as e:
             self.stats.errors["referee_state"] += 1
             log.error("next deal unknown: %s", e)
@@ -645,9 +645,8 @@ class TableNode:
         """Pass on rulings held back while their event's doubt was written. A violation on a
         read that awaits a referee is provisional (as the referee's own report says once
         the doubt is in): it must never be shown, stored or signalled as a firm accusation."""
-        for ev, r in held:
-            if provisional and r.get("kind") == "violation":
-                r = {**r, "provisional": True}
+        for ev, ruled in held:
+            r = provisional_if(ruled, provisional)
             self.rulings.append(r)
             if self.hooks.on_ruling:
                 self.hooks.on_ruling(ev, r)

@@ -128,7 +128,7 @@ class SeatButtons:
         elif not node.between:
             body = {"type": "hand_end", "reason": "referee", "meta": meta}
         else:
-            nxt = next_deal(node.referee, len(node.cfg.seats), node.hand)
+            nxt = next_deal(node.referee, node.hand)
             if nxt is None:
                 log.warning("referee chord at seat %d: the engine says the match is over", seat)
                 return

@@ -24,3 +24,12 @@ def test_null_cards_and_banker_raise_type_error() -> None:
     with pytest.raises(TypeError, match="null banker"):
         banker_of(trump)
     assert banker_of({**trump, "banker": 3}) == 3
+
+
+def test_a_doubted_read_makes_only_a_violation_provisional() -> None:
+    from engine.record import Ruling, provisional_if
+
+    v: Ruling = {"kind": "violation", "rule": "revoke", "seat": 1, "at_seq": 9}
+    trick: Ruling = {"kind": "trick", "winner": 2}
+    assert provisional_if(v, True) == {**v, "provisional": True} and "provisional" not in v
+    assert provisional_if(v, False) is v and provisional_if(trick, True) is trick

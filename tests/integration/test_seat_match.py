@@ -90,7 +90,7 @@ def test_head_seat_chords_end_and_start_deals_and_end_the_match(
         node._polled = 0.0  # the next poll is due now: the node settles the deal
         assert node.poll() == []  # one short deal is no match end
         # between deals, the same chord starts the next deal as the engine's outcome says
-        want = next_deal(node.referee, len(cfg.seats), node.hand)
+        want = next_deal(node.referee, node.hand)
         assert want is not None
         count = len(node.events)
         chord(board, 0, BUTTON_REFEREE, BUTTON_PASS)  # either button may report first

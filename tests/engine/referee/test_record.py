@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from engine.games import referee_for
 from engine.record import (
     RecordError,
     SeqCounter,
@@ -137,8 +138,14 @@ def test_write_then_read_round_trip(tmp_path: Path) -> None:
 def test_write_refuses_an_invalid_event() -> None:
     out = io.StringIO()
     with pytest.raises(RecordError, match="seq 0, field 'game'"):
-        write_record([START | {"game": "chess"}], out)
+        write_record([START | {"game": ""}], out)
+    with pytest.raises(RecordError, match="seq 0, field 'seats'"):
+        write_record([START | {"seats": ["only one"]}], out)
     assert out.getvalue() == ""
+    # a game is a name of the registry (engine.games), which refuses one it does not know
+    # when a referee is asked for (tablescan judge: "unknown game 'chess' (known: ...)")
+    with pytest.raises(RecordError, match=r"unknown game 'chess' \(known: tractor, gouji\)"):
+        referee_for(START | {"game": "chess"})
 
 
 def test_corrections_apply_in_place_and_deterministically() -> None:
