@@ -37,7 +37,7 @@ lint: $(STAMP)
 	$(PY) -m ruff check .
 
 typecheck: $(STAMP)
-	$(PY) -m mypy engine vision firmware_bridge dashboard evidence tablescan models hall
+	$(PY) -m mypy engine vision firmware_bridge dashboard evidence tablescan models hall fusion
 
 # two workers, a module's tests on one (its module fixtures, its Chromium, built once)
 pytest: $(TRAIN) system-deps firmware

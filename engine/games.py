@@ -18,7 +18,7 @@ from engine.record import Event, RecordError, Ruling
 
 
 class RefereeLike(Protocol):
-    """The shared referee interface (CONTRIBUTING.md): both games' referees have this shape."""
+    """The shared referee interface (CONTRIBUTING.md): every game's referee has this shape."""
 
     def feed(self, event: Event) -> list[Ruling]: ...
 

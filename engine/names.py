@@ -210,7 +210,7 @@ DETAILS: tuple[tuple[str, str], ...] = (
     (r"seat (?P<s>\d+) holds the lead", "首出权在座位 {s}"),
     (r"the set stood; seat (?P<s>\d+) leads", "此牌无人再管，由座位 {s} 首出"),
     (r"a pass ends the right this round \((?P<cite>.+)\)", "过牌后本轮再无出牌权（{cite}）"),
-    # the table node's own corrections (tablescan.fusion ``camera_fix``): their ``why``
+    # the table node's own corrections (fusion.plays ``camera_fix``): their ``why``
     (
         r"the trick was swept with (?P<k>\d+) of (?P<n>\d+) plays read: a play was missed",
         "这一墩收走时只读到 {n} 手中的 {k} 手：漏读了一手",

@@ -25,9 +25,9 @@ from numpy.typing import NDArray
 from engine.games import RefereeLike, find_game
 from engine.match_clock import decide
 from engine.record import Event, Ruling, SeqCounter, provisional_if
+from fusion.answers import answer_count_check, answered_set
+from fusion.plays import Decision, Fusion, Trick
 from tablescan.config import TableConfig
-from tablescan.fusion import Decision, Fusion, Trick
-from tablescan.fusion_gouji import answer_count_check, answered_set
 from tablescan.match import (
     clock_now,
     clock_rule,

@@ -23,6 +23,7 @@ PACKAGES = (
     "dashboard",
     "models",
     "hall",
+    "fusion",
     "tablescan",
 )
 OURS = (*PACKAGES, "bench", "tests")
@@ -36,6 +37,7 @@ ALLOWED: dict[str, tuple[str, ...] | None] = {
     "dashboard": ("engine", "evidence", "vision"),
     "models": ("engine", "vision"),
     "hall": ("engine", "evidence", "dashboard"),  # the desk serves the dashboard
+    "fusion": ("engine", "vision"),  # observations and the rules' facts in, events out
     "tablescan": None,
     "bench": None,
 }
@@ -47,7 +49,9 @@ TOP = (
     "tablescan.demo",
     "tablescan.node",
 )
-BELOW_TOP = ("engine", "vision", "firmware_bridge", "evidence", "dashboard", "models", "hall")
+BELOW_TOP = (
+    "engine", "vision", "firmware_bridge", "evidence", "dashboard", "models", "hall", "fusion",
+)  # fmt: skip
 
 
 @dataclass(frozen=True)

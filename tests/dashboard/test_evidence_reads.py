@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from engine.record import RecordError, validate_event
-from tablescan.fusion import with_reads
+from fusion.plays import with_reads
 from vision.tracking import Observation, Read
 
 PLAY: dict[str, Any] = {

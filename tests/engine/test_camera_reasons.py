@@ -1,4 +1,4 @@
-"""Every reason the table node writes on its own corrections (``tablescan.fusion``'s ``why``,
+"""Every reason the table node writes on its own corrections (``fusion.plays``'s ``why``,
 English in the record) has its Chinese in ``engine.names``: the audit log and the demo's
 terminal never show a Chinese referee English. The reasons are read from the fusion's source,
 so a new one fails here until it is named."""
@@ -11,7 +11,7 @@ from pathlib import Path
 
 from engine import names
 
-FUSION = Path(__file__).resolve().parents[2] / "tablescan" / "fusion.py"
+FUSION = Path(__file__).resolve().parents[2] / "fusion" / "plays.py"
 SAMPLES = ("2", "KH")  # a count, a card: what the placeholders hold
 
 

@@ -3,7 +3,7 @@ a silent guess."""
 
 from __future__ import annotations
 
-from tablescan.fusion import Decision, Fusion
+from fusion.plays import Decision, Fusion
 from vision.tracking import Observation
 
 

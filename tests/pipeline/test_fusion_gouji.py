@@ -7,8 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 from engine.games import referee_for
-from tablescan.fusion import Fusion
-from tablescan.fusion_gouji import answer_count_check, answered_set
+from fusion.answers import answer_count_check, answered_set
+from fusion.plays import Fusion
 from vision.tracking import Observation
 
 SEATS = ["a", "b", "c", "d", "e", "f"]

@@ -139,7 +139,7 @@ class Fusion:
             self.phase = "play"  # Gouji: no declaring and no bottom, the hand opens with a play
         self.declarers: list[int] = []
         self.cleared: set[int] = set()  # seats whose area was cleared since they last played
-        self.extra_checks = extra_checks  # a game's own checks of a play (tablescan.fusion_gouji)
+        self.extra_checks = extra_checks  # a game's own checks of a play (fusion.answers)
         self.answered = answered  # the set a play answers, doubted with an answer that disagrees
 
     def bury_seat(self) -> int | None:

@@ -1,4 +1,5 @@
-"""Gouji's own read check, for ``tablescan.fusion.Fusion``'s ``extra_checks``.
+"""The read check of a game whose sets are answered by one of the same count
+(``engine.games.Game.answers_sets``: Gouji), for ``fusion.plays.Fusion``'s ``extra_checks``.
 
 Gouji has no fixed turn and no lead count for fusion to check, but an answer (or a burn) must
 have as many cards as the set it answers (C6: 「张数相同」). A read of another count, by a
