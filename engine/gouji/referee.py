@@ -155,6 +155,22 @@ class GoujiReferee:
         }
         return out
 
+    def standing(self) -> tuple[int, list[str]] | None:
+        """The set standing in the round (seat, cards), which an answer must match in count;
+        None between deals or while the round is open (the camera's read check asks this on
+        every read, so it is read off the table, not off ``state()``)."""
+        t = self.table
+        if t is None or t.round.top is None:
+            return None
+        return t.round.top.seat, list(t.round.top.cards)
+
+    def may_lead(self) -> int | None:
+        """The seat that leads anew (any count) once the round is open or settled."""
+        t = self.table
+        if t is None:
+            return None
+        return t.entitled_leader() if t.round.top is None or t.settled() else None
+
     def report(self) -> dict[str, Any]:
         """The ``tablescan judge --json`` document for a Gouji match."""
         hands = list(self.hands)
