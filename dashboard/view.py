@@ -22,6 +22,7 @@ names in place; the judge's re-judgement comes as rulings (violations withdrawn 
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable
 from typing import Any, cast
 
 from dashboard.view_gouji import GoujiPanel
@@ -156,6 +157,10 @@ class TableFold:
         self.hand_size: int | None = getattr(self.panel, "hand_size", None)
         #: the rules whose set is withdrawn (its cards go back to the hand), by the panel
         self.withdrawn: frozenset[str] = getattr(self.panel, "withdrawn", frozenset())
+        #: whether an exchange (``what``) moves cards between the counts as it comes
+        self.exchange_moves: Callable[[str], bool] = getattr(
+            self.panel, "exchange_moves", lambda _what: False
+        )
         names: list[str] = list(match["seats"]) if match else []
         self.teams: list[list[int]] = [list(t) for t in match["teams"]] if match else []
         self.levels: list[Any] = list(match.get("levels", [])) if match else []
@@ -415,8 +420,7 @@ class TableFold:
         many (counts stay), and a tribute moves them once the judge accepts it
         (``_tribute_ruled``): one the sheet forbids moves nothing."""
         what = str(ev.get("what"))
-        moves = getattr(self.panel, "exchange_moves", None)
-        if self.counts is None or not (callable(moves) and moves(what)):
+        if self.counts is None or not self.exchange_moves(what):
             return
         count, to = ev.get("count", 1), ev.get("to")
         if isinstance(to, int) and isinstance(count, int) and 0 <= to < len(self.counts):

@@ -32,9 +32,10 @@ def answer_count_check(referee: object) -> Callable[[int, list[str]], list[Probl
     """A check of a seat's read set against the set standing, by the referee (none without
     a referee that answers sets)."""
 
+    if not isinstance(referee, AnsweredSets):  # decided once, not on every read
+        return lambda _seat, _cards: []
+
     def check(seat: int, cards: list[str]) -> list[Problem]:
-        if not isinstance(referee, AnsweredSets):
-            return []
         try:
             top, leader = referee.standing(), referee.may_lead()
         except Exception:  # a referee fault must not stop the camera
@@ -54,9 +55,10 @@ def answered_set(referee: object) -> Callable[[], tuple[int, list[str]] | None]:
     """The set standing in the round (seat, cards), by the referee: what an answer of
     another count disagrees with."""
 
+    if not isinstance(referee, AnsweredSets):
+        return lambda: None
+
     def standing() -> tuple[int, list[str]] | None:
-        if not isinstance(referee, AnsweredSets):
-            return None
         try:
             return referee.standing()
         except Exception:  # a referee fault must not stop the camera

@@ -121,8 +121,7 @@ class TableNode:
 
     def _new_fusion(self, banker: int | None, level: str | None) -> Fusion:
         """Fusion for one deal (its banker, if known, and its level)."""
-        cfg = self.cfg
-        game = find_game(cfg.game)
+        cfg, game = self.cfg, self.game
         return Fusion(
             len(cfg.seats),
             cfg.decks,

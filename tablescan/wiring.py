@@ -307,7 +307,7 @@ def run_source(
     start = time.perf_counter()
     last_t = 0.0
     paced_from: tuple[float, float] | None = None  # (wall clock, video t) pacing started
-    total = source.frame_count if progress and not source.live else None
+    total = source.frame_count if progress else None  # a live source has none
     if total is not None and max_frames is not None:
         total = min(total, max_frames)
     bar = Progress(total, f"replaying {source.name} (frames)") if total else None

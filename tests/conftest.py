@@ -5,6 +5,10 @@ the Chinese default and the switch)."""
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
 
 os.environ.setdefault("TABLESCAN_LANG", "en")
 
@@ -18,3 +22,17 @@ if "TABLESCAN_KEY_DIR" not in os.environ:
     _keys = tempfile.mkdtemp(prefix="tablescan-test-keys-")
     os.environ["TABLESCAN_KEY_DIR"] = _keys
     atexit.register(shutil.rmtree, _keys, True)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """One real Chromium per test module (screenshots go to ``SCREENS``)."""
+    from playwright.sync_api import sync_playwright
+
+    from tests.dashboard.browser import CHROMIUM, CHROMIUM_ARGS, SCREENS
+
+    SCREENS.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield b
+        b.close()

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import sync_playwright
+from playwright.sync_api import Browser
 
 import engine.games
 from dashboard.app import create_app
@@ -21,9 +21,9 @@ from tablescan.cli import main
 from tablescan.config import load_config
 from tablescan.render import played, read_truth, render_match
 from tablescan.wiring import build_node, chain_hooks, run_source, store_wiring
-from tests.dashboard.browser import CHROMIUM, CHROMIUM_ARGS, SCREENS, LiveServer
+from tests.dashboard.browser import SCREENS, LiveServer
 from tests.dashboard.conftest import FAST_HASH, PASSWORD
-from tests.dashboard.test_screens import login
+from tests.dashboard.test_screens import login, open_page
 from tests.toygame import GAME
 from vision.sources import open_source
 from vision.synth.labels import LabelDetector
@@ -62,7 +62,7 @@ def test_judge_takes_the_toy_games_record(
 
 
 def test_a_toy_table_is_read_judged_stored_and_shown(
-    toy: engine.games.Game, tmp_path: Path
+    toy: engine.games.Game, tmp_path: Path, browser: Browser
 ) -> None:
     events, truth = toy.simulate("toy-high", SEED, inject=1)
     clip = render_match(
@@ -94,7 +94,7 @@ def test_a_toy_table_is_read_judged_stored_and_shown(
     hub = Hub(store, poll_s=0.02)
     server = LiveServer(create_app(data, hub=hub, SSE_PING_S=2.0))
     try:
-        shown = table_page(server.url, cfg.table_id)
+        shown = table_page(browser, server.url, cfg.table_id)
     finally:
         hub.stop()
         server.close()
@@ -107,27 +107,22 @@ def test_a_toy_table_is_read_judged_stored_and_shown(
     assert not shown["errors"], shown["errors"]
 
 
-def table_page(url: str, table: str) -> dict[str, Any]:
+def table_page(browser: Browser, url: str, table: str) -> dict[str, Any]:
     """The table page as a referee sees it (English, 1440 px)."""
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        page = browser.new_context(viewport={"width": 1440, "height": 900}, locale="en").new_page()
-        errors: list[str] = []
-        page.on("pageerror", lambda e: errors.append(str(e)))
-        login(page, url)
-        page.goto(f"{url}/tables/{table}")
-        page.wait_for_selector("#flags .flag b")
-        page.wait_for_selector("#tricks-played")
-        SCREENS.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(SCREENS / "toy-game-table.png"), full_page=True)
-        shown = {
-            "felt": page.inner_text("#felt"),
-            "flags": page.inner_text("#flags"),
-            "rule": page.inner_text("#flags .flag b"),
-            "tricks": page.inner_text("#tricks-played"),
-            "match": page.inner_text("#match-over"),
-            "main": page.inner_text("main"),
-            "errors": errors,
-        }
-        browser.close()
+    ctx, page, errors = open_page(browser, "en", 1440)
+    login(page, url)
+    page.goto(f"{url}/tables/{table}")
+    page.wait_for_selector("#flags .flag b")
+    page.wait_for_selector("#tricks-played")
+    page.screenshot(path=str(SCREENS / "toy-game-table.png"), full_page=True)
+    shown = {
+        "felt": page.inner_text("#felt"),
+        "flags": page.inner_text("#flags"),
+        "rule": page.inner_text("#flags .flag b"),
+        "tricks": page.inner_text("#tricks-played"),
+        "match": page.inner_text("#match-over"),
+        "main": page.inner_text("main"),
+        "errors": errors,
+    }
+    ctx.close()
     return shown

@@ -94,12 +94,12 @@
     const start = trick.leader ?? trick.plays[0].seat;
     const seats = [];
     for (let k = 0; k < n; k++) seats.push((start + k) % n);
-    const cells = seats.filter((s) => bySeat[s] || (label === "trick" && !own(v).rounds)).map((s) => {
+    const rounds = own(v).rounds;
+    const cells = seats.filter((s) => bySeat[s] || (label === "trick" && !rounds)).map((s) => {
       const last = bySeat[s] ? bySeat[s][bySeat[s].length - 1] : null;
       const cards = last ? cardsHTML(last.cards) : `<span class="k">…</span>`;
       return `<div class="p${trick.winner === s ? " win" : ""}${last ? "" : " wait"}" data-seat="${s}"><span class="nm">${name(v, s)}</span>${cards}</div>`;
     }).join("");
-    const rounds = own(v).rounds;
     const head = label === "trick" ? esc(rounds ? t("Current round") : t("Current trick"))
       : esc(rounds ? t("Last round") : t("Last trick")) + (trick.winner != null ? " · " + (rounds ? tHTML("won by {name}", { name: name(v, trick.winner) }) : tHTML("won by {name} · {n} points", { name: name(v, trick.winner), n: esc(trick.points ?? 0) })) : "");
     return `<div class="w${rounds ? " gj" : ""}" data-widget="${label}"><div class="k">${head}</div><div class="trick">${cells}</div></div>`;

@@ -143,8 +143,7 @@ class Referee:
         """The next deal's ``hand_start`` fields as the last deal's ruled outcome says (its
         banker, and the level of the banker's side), or None once a side passed its last
         level. Without a ruled outcome the declarations decide the banker (None here)."""
-        hands = [self._hand_doc(h) for h in self.hands[-1:]]
-        last = hands[-1] if hands else {}
+        h, last = self._last_deal()
         out = last.get("outcome") or {}
         if out.get("game_over"):
             return None
@@ -160,22 +159,25 @@ class Referee:
         level = str(levels[team]) if team is not None and team < len(levels) else None
         if level is None:
             level = str(last.get("trump", {}).get("level") or "2") if last else "2"
-        number = self.hands[-1].hand if self.hands else 0
+        number = h.hand if h is not None else 0
         return {"hand": int(number or len(self.hands)) + 1, "banker": nxt, "level": level}
 
     def match_result(self) -> dict[str, Any]:
         """``match_end``'s ``result``: deals played, each team's level, the winning team (the
         side that passed its last level; None before)."""
-        last = self._hand_doc(self.hands[-1]) if self.hands else {}
+        h, last = self._last_deal()
         out = last.get("outcome") or {}
         winner = None
-        if out.get("game_over"):
-            banker = last.get("banker")
-            b_team = next((i for i, t in enumerate(self.teams) if banker in t), None)
-            if b_team is not None:
-                winner = b_team if out.get("side") == "banker" else 1 - b_team
+        if h is not None and out.get("game_over"):
+            winner = team_of(h, self.teams, out["side"])
         levels = list(last.get("levels_after") or [])
         return {"hands": len(self.hands), "levels": levels, "winner": winner}
+
+    def _last_deal(self) -> tuple[HandState | None, dict[str, Any]]:
+        """The last deal and its report document (none yet: None and ``{}``)."""
+        if not self.hands:
+            return None, {}
+        return self.hands[-1], self._hand_doc(self.hands[-1])
 
     def violations(self) -> list[Violation]:
         """Every violation so far, in the order found."""

@@ -95,17 +95,3 @@ def login(client: FlaskClient, user: str = "ref1", password: str = PASSWORD) -> 
     meta = re.search(r'<meta name="csrf-token" content="([^"]+)">', page)
     assert meta is not None
     return meta.group(1)
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    """One real Chromium per test module (screenshots go to ``SCREENS``)."""
-    from playwright.sync_api import sync_playwright
-
-    from tests.dashboard.browser import CHROMIUM, CHROMIUM_ARGS, SCREENS
-
-    SCREENS.mkdir(parents=True, exist_ok=True)
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield b
-        b.close()

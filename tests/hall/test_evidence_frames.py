@@ -26,7 +26,7 @@ from hall.desk import Desk
 from hall.desk_hub import DeskHub
 from hall.publish import start_publisher
 from tests.dashboard.browser import SCREENS, LiveServer
-from tests.dashboard.conftest import FAST_HASH, PASSWORD, browser, match_record  # noqa: F401
+from tests.dashboard.conftest import FAST_HASH, PASSWORD, match_record
 from tests.dashboard.test_screens import check_fits, login, open_page
 from tests.hall.conftest import DESK_PW, TABLE_PW, TABLES, wait_for
 
@@ -110,7 +110,7 @@ WORDS = {"zh-CN": "未保存", "en": "not stored"}
 @pytest.mark.parametrize("width", [390, 1440])
 def test_the_desk_shows_a_violations_frames(
     hall: dict[str, Any],
-    browser: Browser,  # noqa: F811
+    browser: Browser,
     lang: str,
     width: int,
 ) -> None:

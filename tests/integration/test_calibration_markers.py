@@ -18,7 +18,7 @@ from dashboard.users import UserStore
 from tablescan.config import load_config
 from tablescan.render_gouji import GoujiRender
 from tests.dashboard.browser import SCREENS, LiveServer
-from tests.dashboard.conftest import FAST_HASH, PASSWORD, browser  # noqa: F401
+from tests.dashboard.conftest import FAST_HASH, PASSWORD
 from tests.dashboard.test_screens import login, open_page
 from tests.integration.test_hall_node import config_elsewhere, node
 
@@ -56,7 +56,7 @@ WORDS = {"zh-CN": "四个角标记都已找到", "en": "All four corner markers 
 @pytest.mark.parametrize("lang", list(WORDS))
 def test_the_calibration_page_finds_all_four(
     served: dict[str, Any],
-    browser: Browser,  # noqa: F811
+    browser: Browser,
     lang: str,
     width: int,
 ) -> None:

@@ -25,7 +25,7 @@ class Referee:
         self.teams: list[list[int]] = []
         self.hands: list[dict[str, Any]] = []
         self.violations: list[Ruling] = []
-        self.current: list[tuple[int, list[str], int]] = []  # (seat, cards, seq)
+        self.current: list[tuple[int, list[str]]] = []  # (seat, cards) of the trick
         self.left: list[int] = []
         self.live = False
 
@@ -63,7 +63,7 @@ class Referee:
             self.violations.append(v)
             out.append(v)
         self.left[seat] -= len(cards)
-        self.current.append((seat, cards, seq))
+        self.current.append((seat, cards))
         if len(self.current) == len(self.seats):
             best = max(self.current, key=lambda p: max(map(strength, p[1]), default=-1))
             hand = self.hands[-1]
@@ -83,7 +83,7 @@ class Referee:
 
     def state(self) -> dict[str, Any]:
         leader = self.hands[-1]["won"][-1] if self.hands and self.hands[-1]["won"] else 0
-        plays = [{"seat": s, "cards": c} for s, c, _ in self.current]
+        plays = [{"seat": s, "cards": c} for s, c in self.current]
         nxt = (self.current[-1][0] + 1) % len(self.seats) if self.current else leader
         return {
             "game": "toy",
