@@ -29,6 +29,10 @@ from dashboard.jsonbody import BoundedJSON
 from dashboard.users import UserStore
 from evidence import EvidenceStore
 
+#: seconds between an SSE stream's keep-alive pings; also how soon a stream whose client left
+#: frees its thread and its slot (the next ping fails)
+SSE_PING_S = 5.0
+
 
 def _secret_key(data_dir: Path) -> bytes:
     """A per-node random key, kept (0600) so sessions survive a restart."""
@@ -59,7 +63,7 @@ def create_app(
         SESSION_COOKIE_SAMESITE="Strict",
         SESSION_COOKIE_NAME="tablescan_session",
         PERMANENT_SESSION_LIFETIME=timedelta(hours=14),
-        SSE_PING_S=5.0,  # also how soon a stream whose client left frees its thread
+        SSE_PING_S=SSE_PING_S,
         OVERLAY_DELAY_S=overlay.MIN_DELAY_S,
         OVERLAY_MIN_DELAY_S=overlay.MIN_DELAY_S,
         MAX_CONTENT_LENGTH=64 * 1024,
