@@ -53,13 +53,18 @@ PEAK_HEAT = 0.2  # peaks mined below the runtime's own threshold too: more hard 
 MATCH_R = 0.15  # a peak within this many card heights of a true corner is that corner
 FAR_R = 0.3  # a peak further than this from every true corner is a false peak ("none")
 STEPS_PER_SCENE = 0.5  # at most this many steps per new scene: no crop replayed to death
+CAPTURE_SHARE = 0.3  # of the batch, from an enrolled deck's table-camera captures
 HOLDOUT_BANK_SEED = 77_001  # held-out corner bank: not vision.eval's scenes (HOLDOUT_SEED)
 
 _W: dict[str, Any] = {}
 
 
 def _worker_init(
-    model: str, pack: str | None, only: tuple[str, ...], neg_ratio: float = 1.0
+    model: str,
+    pack: str | None,
+    only: tuple[str, ...],
+    neg_ratio: float = 1.0,
+    split: str = "train",
 ) -> None:
     import cv2
 
@@ -67,7 +72,7 @@ def _worker_init(
     if pack:
         from models.pack_renders import load_pack
 
-        decks, usable = load_pack(Path(pack), "train")
+        decks, usable = load_pack(Path(pack), split)
     else:
         from vision.synth.dataset import usable_decks
 
@@ -75,6 +80,26 @@ def _worker_init(
     det = D.CardDetector(model, threads=1)
     _W["neg_ratio"] = neg_ratio
     _W.update(decks=decks, usable=usable, det=det)
+
+
+def jittered_crop(
+    img: np.ndarray, pk: D.IndexPeak, rng: np.random.Generator, pyr: list[np.ndarray]
+) -> np.ndarray:
+    """The classifier's crop at a localiser peak as the runtime cuts it, at one of its three
+    ``TTA_SCALES`` (the runtime reads each peak at all three), jittered in place, angle and
+    height."""
+    k = float(rng.choice(D.TTA_SCALES)) * math.exp(float(np.clip(rng.normal(0, 0.06), -0.15, 0.15)))
+    ang = float(rng.normal(0, 0.05))
+    c, s = math.cos(ang), math.sin(ang)
+    dx, dy = pk.down
+    q = replace(
+        pk,
+        x=pk.x + float(rng.normal(0, 0.015)) * pk.height,
+        y=pk.y + float(rng.normal(0, 0.015)) * pk.height,
+        down=(c * dx - s * dy, s * dx + c * dy),
+        height=pk.height * k,
+    )
+    return D.crop_index(img, q, pyr)
 
 
 def peak_samples(
@@ -113,21 +138,7 @@ def peak_samples(
             y = none
         else:
             continue
-        # the runtime reads each peak at three heights: train at one of them, jittered
-        k = float(rng.choice(D.TTA_SCALES)) * math.exp(
-            float(np.clip(rng.normal(0, 0.06), -0.15, 0.15))
-        )
-        ang = float(rng.normal(0, 0.05))
-        c, s = math.cos(ang), math.sin(ang)
-        dx, dy = pk.down
-        q = replace(
-            pk,
-            x=pk.x + float(rng.normal(0, 0.015)) * pk.height,
-            y=pk.y + float(rng.normal(0, 0.015)) * pk.height,
-            down=(c * dx - s * dy, s * dx + c * dy),
-            height=pk.height * k,
-        )
-        xs.append(D.crop_index(img, q, pyr))
+        xs.append(jittered_crop(img, pk, rng, pyr))
         ys.append(y)
     # false peaks are many where the threshold is low: at most ``neg_ratio`` per face (+2)
     pos = [i for i, y in enumerate(ys) if y != none]
@@ -262,10 +273,19 @@ def run(
     only: tuple[str, ...] = (),
     eval_pack: Path | None = None,
     neg_ratio: float = 1.0,
+    pack_split: str = "train",
+    capture_bank: Path | None = None,
+    capture_share: float = CAPTURE_SHARE,
+    steps_per_scene: float = STEPS_PER_SCENE,
 ) -> dict[str, Any]:
     """Train for ``minutes`` of wall clock, continuing ``resume`` when it exists (else from
     ``model``'s classifier); saves ``resume`` (and ``out``: an ONNX graph with ``model``'s
-    localiser and thresholds) and returns the checkpoint's record."""
+    localiser and thresholds) and returns the checkpoint's record.
+
+    Enrollment (``models.enroll_capture``) composes its scenes from the ``enrolled`` split
+    of its own pack and gives the crops of its table-camera captures as ``capture_bank``
+    (``capture_share`` of each batch, out of the peak share); ``holdout_scenes`` 0 skips
+    the held-out bank."""
     import torch
     import torch.nn.functional as F
 
@@ -290,33 +310,39 @@ def run(
         )
     else:
         print(f"from {model}'s classifier (v2, BatchNorms folded and frozen)", flush=True)
-    real: tuple[Any, Any] | None = None
-    if real_bank is not None and real_bank.is_file():
-        z = np.load(real_bank)
-        real = (torch.from_numpy(z["x"]), torch.from_numpy(z["y"]))
-        print(f"real-photo bank {real_bank}: {len(z['y'])} crops", flush=True)
+    fixed: list[tuple[Any, Any, int]] = []  # banks drawn from at every step: x, y, per batch
+    n_capture = 0  # captures are peak crops of the deck itself: out of the peak share
+    for bank, share, what in (
+        (real_bank, REAL_SHARE, "real-photo"),
+        (capture_bank, capture_share, "table-camera capture"),
+    ):
+        if bank is not None and bank.is_file():
+            z = np.load(bank)
+            fixed.append((torch.from_numpy(z["x"]), torch.from_numpy(z["y"]), int(batch * share)))
+            print(f"{what} bank {bank}: {len(z['y'])} crops", flush=True)
+            n_capture += int(batch * share) if bank is capture_bank else 0
     bufs = {k: Ring(n) for k, n in (("peak", 40_000), ("true", 30_000), ("proc", 20_000))}
     g = torch.Generator().manual_seed(seed + state["steps"])
     ctx = mp.get_context("spawn" if workers > 0 else "fork")
     base = state["scenes"]
     jobs = ((seed, base + i, 6) for i in range(10**9))
-    init_args = (str(model), str(pack) if pack else None, only, neg_ratio)
+    init_args = (str(model), str(pack) if pack else None, only, neg_ratio, pack_split)
     pool = ctx.Pool(workers, _worker_init, init_args) if workers else None
     if pool is None:
         _worker_init(*init_args)
         results: Any = map(_scene_job, jobs)
     else:
         results = pool.imap_unordered(_scene_job, jobs, chunksize=1)
-    hold = holdout_bank(holdout_scenes, cache, eval_pack)
-    print(f"held-out true-geometry bank: {len(hold[1])} corners", flush=True)
-    if not state["curve"]:
+    hold = holdout_bank(holdout_scenes, cache, eval_pack) if holdout_scenes else None
+    if hold is not None:
+        print(f"held-out true-geometry bank: {len(hold[1])} corners", flush=True)
+    if hold is not None and not state["curve"]:
         state["curve"].append(
             {"cpu_h": 0.0, "steps": 0, "holdout_read": round(read_rate(cls, hold), 4)}
         )
         print(f"start: held-out read rate {state['curve'][-1]['holdout_read']:.4f}", flush=True)
-    n_real = int(batch * REAL_SHARE) if real is not None else 0
-    n_peak, n_true = int(batch * PEAK_SHARE), int(batch * TRUE_SHARE)
-    n_proc = batch - n_peak - n_true - n_real
+    n_peak, n_true = int(batch * PEAK_SHARE) - n_capture, int(batch * TRUE_SHARE)
+    n_proc = batch - n_peak - n_true - sum(n for *_, n in fixed)
     t0 = time.monotonic()
     cpu0 = time.process_time()
     worker_cpu = 0.0
@@ -345,7 +371,7 @@ def run(
                     break
         # the network waits for the scenes rather than replaying a few of them: on a
         # loaded CPU the workers are slow, and 10 scenes seen 200 times taught nothing
-        while steps + 1 > STEPS_PER_SCENE * (state["scenes"] - base) + 8:
+        while steps + 1 > steps_per_scene * (state["scenes"] - base) + 8:
             if time.monotonic() - t0 >= budget:
                 break
             absorb(next(results))
@@ -356,9 +382,9 @@ def run(
             )
         parts = [bufs["peak"].sample(n_peak, g), bufs["true"].sample(n_true, g)]
         parts.append(bufs["proc"].sample(n_proc, g))
-        if real is not None and n_real:
-            idx = torch.randint(0, len(real[1]), (n_real,), generator=g)
-            parts.append([real[0][idx], real[1][idx]])
+        for bx, by, n in fixed:
+            idx = torch.randint(0, len(by), (n,), generator=g)
+            parts.append([bx[idx], by[idx]])
         x = torch.cat([p[0] for p in parts]).permute(0, 3, 1, 2).float()
         y = torch.cat([p[1] for p in parts])
         train_mode(cls)
@@ -377,11 +403,13 @@ def run(
             )
         if el >= next_eval:
             next_eval += eval_every * 60
-            _record(state, cls, hold, cpu_h())
+            if hold is not None:
+                _record(state, cls, hold, cpu_h())
             _save(resume, cls, opt, state, cpu_h())
     if pool is not None:
         pool.terminate()
-    _record(state, cls, hold, cpu_h())
+    if hold is not None:
+        _record(state, cls, hold, cpu_h())
     _save(resume, cls, opt, state, cpu_h())
     state["cpu_s"] = round(cpu_h() * 3600, 1)
     if out is not None:
@@ -438,6 +466,16 @@ def main(argv: list[str] | None = None) -> int:
         default=1.0,
         help="false-peak 'none' crops kept per face crop of a scene (+2)",
     )
+    ap.add_argument("--model", type=Path, default=SHIPPED, help="start from this model")
+    ap.add_argument("--pack-split", default="train", help="the pack's split ('enrolled': a deck)")
+    ap.add_argument("--capture-bank", type=Path, default=None, help="enrolled captures (.npz)")
+    ap.add_argument("--capture-share", type=float, default=CAPTURE_SHARE, help="of each batch")
+    ap.add_argument(
+        "--steps-per-scene",
+        type=float,
+        default=STEPS_PER_SCENE,
+        help="at most this many steps per new scene",
+    )
     args = ap.parse_args(argv)
     import torch  # the training extra: imported only when training
 
@@ -459,6 +497,11 @@ def main(argv: list[str] | None = None) -> int:
         only=tuple(n for n in args.designs.split(",") if n),
         eval_pack=args.eval_pack,
         neg_ratio=args.neg_ratio,
+        model=args.model,
+        pack_split=args.pack_split,
+        capture_bank=args.capture_bank,
+        capture_share=args.capture_share,
+        steps_per_scene=args.steps_per_scene,
     )
     print(f"runtime crops: {rec['steps']} steps in all, {rec['cpu_s'] / 3600:.2f} CPU h")
     return 0

@@ -1,11 +1,15 @@
 """``tablescan deck order`` and ``tablescan deck enroll``: the tournament's own deck.
 
-``order`` prints how to lay the 54 faces and a back out (rows of 9, the order to follow);
-``enroll`` cuts the faces from one overhead photo of that layout (``--layout``) or from a
-folder of scans named by face (``--scans``), writes them as a render pack under ``--out``
-(with each face as a PNG to check), and with ``--finetune-minutes`` tunes the classifier
-and localiser on scenes of this deck mixed with the training designs (generic replay),
-writing ``cards.onnx`` there for the table config's ``model``.
+``order`` prints how to lay the 54 faces and a back out (rows of 9, the order to follow;
+``--captures``: the three table-camera layouts of 18); ``enroll`` cuts the faces from one
+overhead photo of that layout (``--layout``), from a folder of scans named by face
+(``--scans``) or from frames of the table's own camera (``--captures``, issue 26 item 5),
+writes them as a render pack under ``--out`` (with each face as a PNG to check), and with
+``--finetune-minutes`` tunes the model, writing ``cards.onnx`` there for the table
+config's ``model``: from a photo or scans the classifier and localiser on scenes of this
+deck mixed with the training designs (generic replay); from captures the classifier alone,
+on the localiser's own crops of the captures and of scenes of this deck
+(``models.runtime_train``).
 """
 
 from __future__ import annotations
@@ -15,6 +19,10 @@ import logging
 import subprocess
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from models.enroll import Cut
 
 log = logging.getLogger(__name__)
 
@@ -23,11 +31,15 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("deck", help="enroll the tournament's own deck")
     dsub = p.add_subparsers(dest="deck_cmd", required=True)
     o = dsub.add_parser("order", help="print the layout order for enrollment")
+    o.add_argument("--captures", action="store_true", help="the layouts for table-camera captures")
     o.set_defaults(func=run_order)
     e = dsub.add_parser("enroll", help="cut a deck's faces from a layout photo or scans")
     src = e.add_mutually_exclusive_group(required=True)
     src.add_argument("--layout", type=Path, help="overhead photo of the faces in order")
     src.add_argument("--scans", type=Path, help="folder of scans named 7C.png, BJ.png, back.png")
+    src.add_argument(
+        "--captures", type=Path, help="folder of table-camera frames named 1.png, 2-b.jpg, ..."
+    )
     e.add_argument("--name", required=True, help="the deck's name (letters and digits)")
     e.add_argument("--out", type=Path, required=True, help="folder for the enrolled deck")
     e.add_argument("--finetune-minutes", type=float, default=0.0, help="tune the model too")
@@ -37,12 +49,28 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         default=Path("artifacts/pack/renders-train.tar"),
         help="packed training designs for replay (python -m models.pack_renders)",
     )
+    e.add_argument(
+        "--model", type=Path, default=None, help="the model whose localiser reads the captures"
+    )
     e.set_defaults(func=run_enroll)
 
 
 def run_order(args: argparse.Namespace) -> int:
     from models.enroll import LAYOUT_COLS, LAYOUT_ORDER
 
+    if args.captures:
+        from models.enroll_capture import CAPTURE_COLS, CAPTURE_LAYOUTS
+
+        print(
+            f"Lay each layout face up, upright, apart, in rows of {CAPTURE_COLS}, the first "
+            "row at the top of the table camera's picture, and save one or more frames of "
+            "it named by its number (1.png, 1-b.png, 2.png, ...):"
+        )
+        for n, lay in enumerate(CAPTURE_LAYOUTS, 1):
+            print(f"  layout {n}:")
+            for r in range(0, len(lay), CAPTURE_COLS):
+                print("    " + " ".join(lay[r : r + CAPTURE_COLS]))
+        return 0
     print(f"Lay the faces up, apart, on a plain dark cloth, in rows of {LAYOUT_COLS}:")
     for r in range(0, len(LAYOUT_ORDER), LAYOUT_COLS):
         print(f"  row {r // LAYOUT_COLS + 1}: " + " ".join(LAYOUT_ORDER[r : r + LAYOUT_COLS]))
@@ -58,6 +86,8 @@ def run_enroll(args: argparse.Namespace) -> int:
     if not args.name.replace("_", "").replace("-", "").isalnum():
         log.error("--name %r: use letters, digits, - and _ only", args.name)
         return 2
+    if args.captures is not None:
+        return _enroll_captures(args)
     try:
         if args.layout is not None:
             img = cv2.imread(str(args.layout), cv2.IMREAD_COLOR)
@@ -70,10 +100,7 @@ def run_enroll(args: argparse.Namespace) -> int:
         log.error("%s", e)
         return 2
     pack = write_enrolled(cuts, args.name, args.out)
-    bare = [c.card for c in cuts if c.card != "back" and not any(c.printed)]
-    print(f"enrolled {len(cuts)} faces of {args.name}: {pack}")
-    if bare:
-        print(f"no corner index found on: {' '.join(bare)} (only their pictures can be read)")
+    _report_cuts(cuts, args.name, pack)
     if args.finetune_minutes <= 0:
         return 0
     if not args.train_renders.is_file():
@@ -88,4 +115,54 @@ def run_enroll(args: argparse.Namespace) -> int:
         "--eval-minutes", "0.3", "--crop", "28x40", "--device", "cpu",
         "--workers", "1", "--threads", "1", "--no-eval",
     ]  # fmt: skip
+    return subprocess.run(cmd, check=False).returncode
+
+
+def _report_cuts(cuts: list[Cut], name: str, pack: Path) -> None:
+    bare = [c.card for c in cuts if c.card != "back" and not any(c.printed)]
+    print(f"enrolled {len(cuts)} faces of {name}: {pack}")
+    if bare:
+        print(f"no corner index found on: {' '.join(bare)} (only their pictures can be read)")
+
+
+def _enroll_captures(args: argparse.Namespace) -> int:
+    """Captures → crop bank, upright faces (a pack) and, with ``--finetune-minutes``, a
+    classifier tuned on both by the runtime-crop recipe."""
+    import numpy as np
+
+    from models.enroll import write_enrolled
+    from models.enroll_capture import CaptureError, enroll_captures
+    from vision.detect import DEFAULT_MODEL, CardDetector
+
+    model = args.model or DEFAULT_MODEL
+    try:
+        x, y, cuts, reads, refused = enroll_captures(args.captures, CardDetector(model, threads=1))
+    except CaptureError as e:
+        log.error("%s", e)
+        return 2
+    for why in refused:
+        print(f"refused: {why}")
+    for r in reads:
+        print(
+            f"{r.path}: layout {r.layout}, cards {r.card_px:.0f} px high, "
+            f"{r.faces} corners named, {r.negatives} false corners"
+        )
+    pack = write_enrolled(cuts, args.name, args.out)
+    bank = args.out / "captures.npz"
+    np.savez_compressed(bank, x=x, y=y)
+    _report_cuts(cuts, args.name, pack)
+    print(f"{len(y)} crops at the localiser's corners: {bank}")
+    if args.finetune_minutes <= 0:
+        return 0
+    ckpt = args.out / "cls_enroll.pt"
+    ckpt.unlink(missing_ok=True)  # an enrollment starts from the shipped classifier
+    cmd = [
+        sys.executable, "-m", "models.runtime_train",
+        "--minutes", str(args.finetune_minutes), "--resume", str(ckpt),
+        "--out", str(args.out / "cards.onnx"), "--pack", str(pack), "--pack-split", "enrolled",
+        "--capture-bank", str(bank), "--holdout-scenes", "0", "--steps-per-scene", "4",
+        "--ckpt", str(args.out / "cache"), "--workers", "1",
+    ]  # fmt: skip
+    if args.model is not None:  # the tuned classifier starts from the one that read them
+        cmd += ["--model", str(args.model)]
     return subprocess.run(cmd, check=False).returncode

@@ -381,12 +381,67 @@ def compose_scene(
             m = _affine(src, (ox + x, oy + y), a, h_grp * rng.uniform(0.98, 1.02))
             placed.append(_Placed(name, src, m, face_up, printed_indices(deck, name)))
 
+    return _shoot(rng, canvas, owner, placed, card_h, cfg, [d.name for d in chosen])
+
+
+def compose_layout(
+    rng: np.random.Generator,
+    deck: DeckInfo,
+    cards: tuple[str, ...],
+    cols: int,
+    cfg: SceneConfig = SceneConfig(),
+) -> Scene:
+    """A deck's faces laid upright in rows of ``cols`` (``cards`` row by row) on a table, as
+    the table camera captures them for enrollment: no hands, no square photo, the same
+    light, perspective and camera faults as any scene. The card height is drawn from
+    ``cfg.card_height``, then made smaller if the grid would not fit the frame."""
+    W, H = cfg.width, cfg.height
+    cv2.setRNGSeed(int(rng.integers(1 << 31)))
+    canvas = _background(rng, W, H)
+    owner = np.full((H, W), -1, np.int32)
+    rows = math.ceil(len(cards) / cols)
+    aspect = _source(deck, cards[0]).shape[1] / _source(deck, cards[0]).shape[0]
+    gap = rng.uniform(1.12, 1.35)
+    lo, hi = cfg.card_height
+    card_h = math.exp(rng.uniform(math.log(lo), math.log(hi)))
+    card_h = min(card_h, 0.92 * W / (cols * aspect * gap), 0.92 * H / (rows * gap))
+    pitch_x, pitch_y = card_h * aspect * gap, card_h * gap
+    x0 = (W - (cols - 1) * pitch_x) / 2 + rng.uniform(-0.3, 0.3) * (W - cols * pitch_x) / 2
+    y0 = (H - (rows - 1) * pitch_y) / 2 + rng.uniform(-0.3, 0.3) * (H - rows * pitch_y) / 2
+    base = rng.normal(0, 0.03)
+    placed: list[_Placed] = []
+    for k, name in enumerate(cards):
+        r, c = divmod(k, cols)
+        x = x0 + c * pitch_x + rng.normal(0, 0.03 * card_h)
+        y = y0 + r * pitch_y + rng.normal(0, 0.03 * card_h)
+        src = _source(deck, name)
+        m = _affine(src, (x, y), base + rng.normal(0, 0.04), card_h * rng.uniform(0.99, 1.01))
+        placed.append(_Placed(name, src, m, name != BACK, printed_indices(deck, name)))
+    return _shoot(rng, canvas, owner, placed, card_h, cfg, [deck.name], hands=False)
+
+
+def _shoot(
+    rng: np.random.Generator,
+    canvas: np.ndarray,
+    owner: np.ndarray,
+    placed: list[_Placed],
+    card_h: float,
+    cfg: SceneConfig,
+    decks: list[str],
+    hands: bool = True,
+) -> Scene:
+    """The placed cards pasted, then hands (when ``hands``), light, camera and its faults:
+    a scene's photograph and its labels. Without ``hands`` there is no square photo either
+    (a table camera's own capture)."""
+    H, W = owner.shape
     shadow_dx, shadow_dy = rng.normal(0, 0.02 * card_h, size=2)
     shadow_k = rng.uniform(0.0, 0.45)
     for k, p in enumerate(placed):
         _paste(canvas, owner, p, k, shadow_k, (shadow_dx, shadow_dy), card_h, rng)
 
-    n_hands = int(rng.random() < cfg.hands_p) + int(rng.random() < cfg.hands_p * 0.3)
+    n_hands = 0
+    if hands:
+        n_hands = int(rng.random() < cfg.hands_p) + int(rng.random() < cfg.hands_p * 0.3)
     for _ in range(n_hands):
         colour, mask = _hand(rng, W, H)
         canvas = canvas * (1 - mask[..., None]) + colour * mask[..., None]
@@ -415,7 +470,7 @@ def compose_scene(
     # camera: perspective tilt, and sometimes a stretched square photo
     hom = _perspective(rng, W, H)
     out_w, out_h = W, H
-    if rng.random() < cfg.square_photo_p:
+    if hands and rng.random() < cfg.square_photo_p:
         out_w = out_h = 640
         hom = np.diag([out_w / W, out_h / H, 1.0]) @ hom
     img = cv2.warpPerspective(
@@ -427,7 +482,7 @@ def compose_scene(
     )
     labels = [_warp_label(c, hom) for c in labels]
     img = _degrade(rng, img)
-    return Scene(img, labels, [d.name for d in chosen])
+    return Scene(img, labels, decks)
 
 
 def _paste(
@@ -586,6 +641,7 @@ __all__ = [
     "Scene",
     "SceneConfig",
     "add_source",
+    "compose_layout",
     "compose_scene",
     "printed_indices",
 ]
