@@ -46,6 +46,7 @@ JITTERS = 6  # crops per labelled peak, each jittered anew
 SLOT_R = 0.35  # peaks whose regressed centres lie this many card heights apart: one card
 INDEX_R = 0.15  # a peak this close (card heights) to a card's index anchor is that index
 NEG_R = 1.0  # a peak further than this from every card centre is on the table: a negative
+MIN_DISAGREE = 3  # sure reads against the layout before a capture can be refused for them
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg")
 
 
@@ -75,6 +76,8 @@ class CaptureRead:
     faces: int
     negatives: int
     slots: tuple[Slot, ...]
+    agree: int = 0  # the model's sure reads of named corners that say what the layout says
+    disagree: int = 0  # ... and those that read another face there
 
 
 def layout_number(path: Path) -> int:
@@ -243,6 +246,37 @@ def refine(slot: Slot, peaks: list[D.IndexPeak]) -> Slot:
     return Slot(slot.card, (float(cx), float(cy)), slot.down, h, len(ways))
 
 
+def check_reads(
+    img: np.ndarray,
+    peaks: list[D.IndexPeak],
+    named: list[int],
+    det: D.CardDetector,
+    where: str,
+    layout_no: int,
+) -> tuple[int, int]:
+    """The model's sure reads of the named corners against the layout's names: (agree,
+    disagree). Where most sure reads name other faces, the table holds another layout (or
+    the cards in another order) and the capture is refused: the grid alone cannot tell."""
+    if not peaks:
+        return 0, 0
+    probs = det.classify(img, peaks)
+    best = probs.argmax(1)
+    sure = probs[np.arange(len(peaks)), best] >= det.thresholds.sure_score
+    agree = int(np.sum(sure & (best == np.asarray(named))))
+    wrong = [
+        (D.CLASSES[int(b)], D.CLASSES[n])
+        for b, n, ok in zip(best, named, sure, strict=True)
+        if ok and b != n
+    ]
+    if len(wrong) >= MIN_DISAGREE and len(wrong) > agree:
+        seen = ", ".join(f"{r} where {n} belongs" for r, n in wrong[:4])
+        raise CaptureError(
+            f"{where}: the cards do not read as layout {layout_no} ({seen}; {agree} sure reads "
+            "agree): lay that layout in its order"
+        )
+    return agree, len(wrong)
+
+
 def read_capture(
     img: np.ndarray,
     layout_no: int,
@@ -269,8 +303,12 @@ def read_capture(
         for s in slots
     ]
     none = D.CLASSES.index(D.NONE)
-    faces = [i for i, y in enumerate(labels) if y is not None and y != none]
-    negs = [i for i, y in enumerate(labels) if y == none]
+    named = {i: y for i, y in enumerate(labels) if y is not None}
+    faces = [i for i, y in named.items() if y != none]
+    agree, disagree = check_reads(
+        img, [low[i] for i in faces], [named[i] for i in faces], det, where, layout_no
+    )
+    negs = [i for i, y in named.items() if y == none]
     negs = [negs[int(i)] for i in rng.permutation(len(negs))[: round(len(faces) * neg_ratio) + 2]]
     xs: list[np.ndarray] = []
     ys: list[int] = []
@@ -278,10 +316,10 @@ def read_capture(
     for i in faces + negs:
         for _ in range(jitters):
             xs.append(jittered_crop(img, low[i], rng, pyr))
-            ys.append(int(labels[i]))  # type: ignore[arg-type]
+            ys.append(named[i])
     info = CaptureRead(
         where, layout_no, float(median(s.height for s in slots)), len(faces), len(negs),
-        tuple(slots),
+        tuple(slots), agree, disagree,
     )  # fmt: skip
     return xs, ys, info
 

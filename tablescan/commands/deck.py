@@ -1,8 +1,9 @@
 """``tablescan deck order`` and ``tablescan deck enroll``: the tournament's own deck.
 
 ``order`` prints how to lay the 54 faces and a back out (rows of 9, the order to follow;
-``--captures``: the three table-camera layouts of 18); ``enroll`` cuts the faces from one
-overhead photo of that layout (``--layout``), from a folder of scans named by face
+``--captures``: the three table-camera layouts of 18); ``capture`` saves a frame of one of
+those layouts from the table's camera once it sees every card of it; ``enroll`` cuts the
+faces from one overhead photo of that layout (``--layout``), from a folder of scans named by face
 (``--scans``) or from frames of the table's own camera (``--captures``, issue 26 item 5),
 writes them as a render pack under ``--out`` (with each face as a PNG to check), and with
 ``--finetune-minutes`` tunes the model, writing ``cards.onnx`` there for the table
@@ -23,6 +24,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from models.enroll import Cut
+    from models.enroll_capture import CaptureRead
 
 log = logging.getLogger(__name__)
 
@@ -33,6 +35,14 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     o = dsub.add_parser("order", help="print the layout order for enrollment")
     o.add_argument("--captures", action="store_true", help="the layouts for table-camera captures")
     o.set_defaults(func=run_order)
+    c = dsub.add_parser("capture", help="save a frame of one capture layout from the camera")
+    c.add_argument("--layout", type=int, required=True, help="the layout on the table (1-3)")
+    c.add_argument("--out", type=Path, required=True, help="the captures folder")
+    c.add_argument("--config", type=Path, default=None, help="the table's config (its source)")
+    c.add_argument("--source", default=None, help="camera uri (default: the config's)")
+    c.add_argument("--timeout", type=float, default=5.0, help="seconds to wait for a frame")
+    c.add_argument("--model", type=Path, default=None, help="the model whose localiser reads it")
+    c.set_defaults(func=run_capture)
     e = dsub.add_parser("enroll", help="cut a deck's faces from a layout photo or scans")
     src = e.add_mutually_exclusive_group(required=True)
     src.add_argument("--layout", type=Path, help="overhead photo of the faces in order")
@@ -76,6 +86,70 @@ def run_order(args: argparse.Namespace) -> int:
         print(f"  row {r // LAYOUT_COLS + 1}: " + " ".join(LAYOUT_ORDER[r : r + LAYOUT_COLS]))
     print("then photograph them from above, every card whole in the frame.")
     return 0
+
+
+def run_capture(args: argparse.Namespace) -> int:
+    """One frame of the table camera, read at once: saved as the next ``N.png``/``N-k.png``
+    of ``--out`` when every place of layout N holds a card it can see, else refused with
+    what is missing (nothing saved: lay it right and run again)."""
+    import cv2
+    import numpy as np
+
+    from models.enroll_capture import CAPTURE_LAYOUTS, CaptureError, read_capture
+    from tablescan.commands.doctor import grab_frame
+    from tablescan.config import ConfigError, load_config
+    from vision.detect import DEFAULT_MODEL, CardDetector
+
+    if not 1 <= args.layout <= len(CAPTURE_LAYOUTS):
+        log.error("--layout %d: the layouts are 1 to %d", args.layout, len(CAPTURE_LAYOUTS))
+        return 2
+    cfg = None
+    if args.config is not None:
+        try:
+            cfg = load_config(args.config)
+        except ConfigError as e:
+            log.error("%s", e)
+            return 2
+    uri = args.source or (cfg.source if cfg else None)
+    if uri is None:
+        log.error("no camera: give --config TABLE.toml or --source URI")
+        return 2
+    img, why = grab_frame(uri, cfg.path.parent if cfg else None, args.timeout)
+    if img is None:
+        log.error("%s", why)
+        return 1
+    det = CardDetector(args.model or DEFAULT_MODEL, threads=1)
+    try:
+        _, _, info = read_capture(
+            img, args.layout, det, np.random.default_rng(0), f"layout {args.layout}"
+        )
+    except CaptureError as e:
+        log.error("%s; nothing saved", e)
+        return 1
+    args.out.mkdir(parents=True, exist_ok=True)
+    path, k = args.out / f"{args.layout}.png", 1
+    while path.exists():
+        k += 1
+        path = args.out / f"{args.layout}-{k}.png"
+    cv2.imwrite(str(path), img)
+    h, w = img.shape[:2]
+    print(
+        f"saved {path}: layout {args.layout} seen whole in a {w}x{h} frame, cards "
+        f"{info.card_px:.0f} px high, {info.faces} corners named"
+    )
+    _say_reads(info)
+    return 0
+
+
+def _say_reads(info: CaptureRead) -> None:
+    """How far the model's own sure reads confirm the layout's order."""
+    if info.agree == 0:
+        print(
+            f"{info.path}: no sure read of this deck to confirm the order: check that the "
+            "cards lie as tablescan deck order --captures shows"
+        )
+    else:
+        print(f"{info.path}: {info.agree} sure reads agree with the layout, {info.disagree} not")
 
 
 def run_enroll(args: argparse.Namespace) -> int:
@@ -147,6 +221,7 @@ def _enroll_captures(args: argparse.Namespace) -> int:
             f"{r.path}: layout {r.layout}, cards {r.card_px:.0f} px high, "
             f"{r.faces} corners named, {r.negatives} false corners"
         )
+        _say_reads(r)
     pack = write_enrolled(cuts, args.name, args.out)
     bank = args.out / "captures.npz"
     np.savez_compressed(bank, x=x, y=y)

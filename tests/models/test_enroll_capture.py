@@ -134,3 +134,22 @@ def test_runtime_training_tunes_on_an_enrolled_deck_and_its_captures(
     tuned = CardDetector(tmp_path / "t.onnx")
     assert tuned.thresholds == det.thresholds
     assert isinstance(tuned.detect(scene.image), list)
+
+
+def test_deck_capture_saves_a_frame_only_when_its_layout_is_seen_whole(tmp_path: Path) -> None:
+    camera = tmp_path / "camera"  # a folder source: the frames a camera would give
+    camera.mkdir()
+    cv2.imwrite(str(camera / "f.png"), _capture(CAPTURE_LAYOUTS[1], 2).image)
+    out = tmp_path / "captures"
+    args = ("capture", "--source", str(camera), "--out", str(out))
+    r = _run(*args, "--layout", "2")
+    assert r.returncode == 0 and "layout 2 seen whole in a 1280x720 frame" in r.stdout, r.stderr
+    assert "sure reads agree with the layout, 0 not" in r.stdout
+    assert _run(*args, "--layout", "2").returncode == 0
+    assert sorted(p.name for p in out.iterdir()) == ["2-2.png", "2.png"]
+    r = _run(*args, "--layout", "1")  # layout 2 on the table, layout 1 asked for: refused
+    assert r.returncode == 1 and "nothing saved" in r.stderr
+    assert "the cards do not read as layout 1" in r.stderr and "0 sure reads agree" in r.stderr
+    assert sorted(p.name for p in out.iterdir()) == ["2-2.png", "2.png"]
+    r = _run(*args, "--layout", "4")
+    assert r.returncode == 2 and "the layouts are 1 to 3" in r.stderr
