@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from statistics import median
 
@@ -45,6 +45,7 @@ CAPTURE_LAYOUTS: tuple[tuple[str, ...], ...] = tuple(
 JITTERS = 6  # crops per labelled peak, each jittered anew
 SLOT_R = 0.35  # peaks whose regressed centres lie this many card heights apart: one card
 INDEX_R = 0.15  # a peak this close (card heights) to a card's index anchor is that index
+GRID_R = 0.4  # a card's centre this many card heights from its row / column: in it
 NEG_R = 1.0  # a peak further than this from every card centre is on the table: a negative
 MIN_DISAGREE = 3  # sure reads against the layout before a capture can be refused for them
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg")
@@ -174,8 +175,8 @@ def find_slots(
     centres = [tuple(np.mean(g, axis=0).tolist()) for g in groups]
     along = [(c[0] * right[0] + c[1] * right[1], c[0] * down[0] + c[1] * down[1]) for c in centres]
     rows_n = math.ceil(len(layout) / cols)
-    rows = _bands([v for _, v in along], rows_n, 0.4 * h)
-    cols_at = _bands([u for u, _ in along], cols, 0.4 * D.CARD_ASPECT * h)
+    rows = _bands([v for _, v in along], rows_n, GRID_R * h)
+    cols_at = _bands([u for u, _ in along], cols, GRID_R * D.CARD_ASPECT * h)
     if not rows or not cols_at:
         raise CaptureError(
             f"{where}: the {len(groups)} cards seen do not lie in {rows_n} rows of {cols} "
@@ -186,7 +187,7 @@ def find_slots(
     for c, (u, v) in zip(centres, along, strict=True):
         r = min(range(rows_n), key=lambda k: abs(rows[k] - v))
         k = min(range(cols), key=lambda k: abs(cols_at[k] - u))
-        if abs(rows[r] - v) < 0.4 * h and abs(cols_at[k] - u) < 0.4 * h:
+        if abs(rows[r] - v) < GRID_R * h and abs(cols_at[k] - u) < GRID_R * h:
             place.setdefault((r, k), []).append(c)
     for r, k in [(r, k) for r in range(rows_n) for k in range(cols) if (r, k) not in place]:
         u, v = cols_at[k], rows[r]
@@ -235,12 +236,8 @@ def refine(slot: Slot, peaks: list[D.IndexPeak]) -> Slot:
     corners were both named)."""
     if not peaks:
         return slot
-    a, b = D.CARD_ASPECT / 2 - D.ANCHOR_X, 0.5 - D.ANCHOR_Y
     h = float(median(p.height for p in peaks))
-    centres = [
-        (p.x + a * h * p.down[1] + b * h * p.down[0], p.y - a * h * p.down[0] + b * h * p.down[1])
-        for p in peaks
-    ]
+    centres = [D.geo_centre(replace(p, height=h)) for p in peaks]
     ways = {p.down[0] * slot.down[0] + p.down[1] * slot.down[1] > 0 for p in peaks}
     cx, cy = np.mean(centres, axis=0).tolist()
     return Slot(slot.card, (float(cx), float(cy)), slot.down, h, len(ways))
@@ -288,8 +285,6 @@ def read_capture(
 ) -> tuple[list[np.ndarray], list[int], CaptureRead]:
     """One capture's labelled crops at the localiser's peaks (``jitters`` each) and what
     it gave."""
-    from dataclasses import replace
-
     from models.runtime_train import PEAK_HEAT, jittered_crop
 
     layout = CAPTURE_LAYOUTS[layout_no - 1]

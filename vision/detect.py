@@ -305,7 +305,7 @@ def _height(quad: tuple[tuple[float, float], ...]) -> float:
     return math.dist(quad[0], quad[3])
 
 
-def _geo_centre(p: IndexPeak) -> tuple[float, float]:
+def geo_centre(p: IndexPeak) -> tuple[float, float]:
     """The centre of a card of the standard shape whose index anchor is at ``p``."""
     dx, dy = p.down
     rx, ry = dy, -dx
@@ -335,7 +335,7 @@ def group_cards(
             q, lab2, _ = items[j]
             if lab2 != lab or p.down[0] * q.down[0] + p.down[1] * q.down[1] > -0.5:
                 continue
-            d = min(math.dist(p.centre, q.centre), math.dist(_geo_centre(p), _geo_centre(q)))
+            d = min(math.dist(p.centre, q.centre), math.dist(geo_centre(p), geo_centre(q)))
             if d < t.pair_radius * min(p.height, q.height):
                 pairs.append((d, i, j))
     out: list[Detection] = []

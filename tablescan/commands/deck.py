@@ -96,8 +96,7 @@ def run_capture(args: argparse.Namespace) -> int:
     import numpy as np
 
     from models.enroll_capture import CAPTURE_LAYOUTS, CaptureError, read_capture
-    from tablescan.commands.doctor import grab_frame
-    from tablescan.config import ConfigError, load_config
+    from tablescan.commands.doctor import check_camera, check_config
     from vision.detect import DEFAULT_MODEL, CardDetector
 
     if not 1 <= args.layout <= len(CAPTURE_LAYOUTS):
@@ -105,19 +104,14 @@ def run_capture(args: argparse.Namespace) -> int:
         return 2
     cfg = None
     if args.config is not None:
-        try:
-            cfg = load_config(args.config)
-        except ConfigError as e:
-            log.error("%s", e)
+        conf, cfg = check_config(args.config)
+        if cfg is None:
+            log.error("%s", conf.line())
             return 2
-    uri = args.source or (cfg.source if cfg else None)
-    if uri is None:
-        log.error("no camera: give --config TABLE.toml or --source URI")
-        return 2
-    img, why = grab_frame(uri, cfg.path.parent if cfg else None, args.timeout)
-    if img is None:
-        log.error("%s", why)
-        return 1
+    cam, img = check_camera(cfg, args.source, args.timeout)
+    if img is None:  # no source named (warn) or none that gave a frame (fail)
+        log.error("%s", cam.line())
+        return 2 if cam.level == "warn" else 1
     det = CardDetector(args.model or DEFAULT_MODEL, threads=1)
     try:
         _, _, info = read_capture(
